@@ -1,0 +1,35 @@
+"""tabletop-gym environments. Importing this package registers every game with Gymnasium.
+
+    import gymnasium as gym
+    import tabletop_gym.envs
+    env = gym.make("Tabletop/DungeonSolitaire-v0")
+"""
+
+from __future__ import annotations
+
+import gymnasium as gym
+
+from .core.errors import EpisodeOverError, IllegalActionError
+
+# Short name -> Gymnasium id and entry point, in the order the games are listed everywhere.
+GAMES = {
+    "dungeon_solitaire": ("Tabletop/DungeonSolitaire-v0", "tabletop_gym.envs.dungeon_solitaire:DungeonSolitaireEnv"),
+}
+
+
+def game_id(name: str) -> str:
+    """The Gymnasium id of a game given by short name (``dungeon_solitaire``, ``dungeon-solitaire``) or id."""
+    key = name.strip().lower().replace("-", "_")
+    if key in GAMES:
+        return GAMES[key][0]
+    for env_id, _ in GAMES.values():
+        if name in (env_id, env_id.split("/")[-1]):
+            return env_id
+    raise ValueError(f"unknown game {name!r}; the games are: {', '.join(GAMES)}")
+
+
+for _env_id, _entry_point in GAMES.values():
+    if _env_id not in gym.registry:
+        gym.register(id=_env_id, entry_point=_entry_point)
+
+__all__ = ["GAMES", "game_id", "IllegalActionError", "EpisodeOverError"]

@@ -1,0 +1,197 @@
+"""The Gymnasium side of the contract every single-agent game keeps (see DESIGN.md).
+
+A game's ``env.py`` subclasses ``TabletopEnv``, points ``rules`` at its rules module and
+builds the first state in ``_new_state``. Everything else is here once: spaces, action names
+and masks, skip-forced stepping, illegal actions, rewards, info, rendering, cloning.
+
+A rules module provides ``ACTION_NAMES``, ``OBSERVATION_LOW`` / ``OBSERVATION_HIGH``,
+``legal_mask(s)``, ``apply(s, action, rng)``, ``observe(s)``, ``is_over(s)``,
+``outcome(s)`` (a dict with ``won`` and ``score``), ``forfeit(s)``, ``describe(s)`` and
+``determinize(s, rng)``; optionally ``is_truncated(s)``. Its render module provides ``render_text(s)``.
+"""
+
+from __future__ import annotations
+
+import copy
+from types import ModuleType
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
+
+from .errors import EpisodeOverError, IllegalActionError
+
+REWARDS = ("win", "score")
+ILLEGAL_ACTION_MODES = ("terminate", "raise")
+
+
+def check_choice(name: str, value, choices) -> None:
+    if value not in choices:
+        raise ValueError(f"{name} must be one of {', '.join(map(repr, choices))}, got {value!r}")
+
+
+class TabletopEnv(gym.Env):
+    """Base class of the single-agent games. Subclasses set ``rules`` and ``render_text``."""
+
+    metadata = {"render_modes": ["ansi", "human"], "render_fps": 2}
+    rules: ModuleType
+    render_text: staticmethod
+    reset_options: tuple[str, ...] = ("deck",)
+
+    def __init__(self, render_mode=None, *, skip_forced=True, reward="win", illegal_action="terminate"):
+        check_choice("render_mode", render_mode, [None, *self.metadata["render_modes"]])
+        check_choice("reward", reward, REWARDS)
+        check_choice("illegal_action", illegal_action, ILLEGAL_ACTION_MODES)
+        if not isinstance(skip_forced, bool):
+            raise ValueError(f"skip_forced must be True or False, got {skip_forced!r}")
+        self.render_mode = render_mode
+        self.skip_forced = skip_forced
+        self.reward_mode = reward
+        self.illegal_action = illegal_action
+        self.action_names = list(self.rules.ACTION_NAMES)
+        self.action_space = spaces.Discrete(len(self.action_names))
+        self.observation_space = spaces.Box(
+            self.rules.OBSERVATION_LOW, self.rules.OBSERVATION_HIGH, dtype=np.float32)
+        self.state = None
+        self._mask = None
+
+    # ------------------------------------------------------------ the game's hooks
+
+    def _new_state(self, options: dict):
+        """The first state of an episode, from ``self.np_random`` and the reset options."""
+        raise NotImplementedError
+
+    def _is_truncated(self, state) -> bool:
+        check = getattr(self.rules, "is_truncated", None)
+        return bool(check(state)) if check else False
+
+    # ------------------------------------------------------------ Gymnasium API
+
+    def reset(self, *, seed: int | None = None, options: dict | None = None):
+        super().reset(seed=seed)
+        options = dict(options or {})
+        unknown = sorted(set(options) - set(self.reset_options))
+        if unknown:
+            raise ValueError(f"unknown reset option(s) {', '.join(map(repr, unknown))}; "
+                             f"this game takes: {', '.join(self.reset_options)}")
+        self.state = self._new_state(options)
+        self._mask = self.rules.legal_mask(self.state)
+        info = self._info()
+        if self.render_mode == "human":
+            self.render()
+        return self.rules.observe(self.state), info
+
+    def step(self, action):
+        if self.state is None:
+            raise gym.error.ResetNeeded("call reset() before step()")
+        if self._episode_over():
+            raise EpisodeOverError("the episode is over; call reset() to start a new one")
+        index = self._action_index(action)
+        illegal = index is None or not self._mask[index]
+        if illegal and self.illegal_action == "raise":
+            raise IllegalActionError(self._action_label(action, index), self.legal_action_names())
+        if illegal:
+            self.state = self.rules.forfeit(self.state)
+            self._mask = self.rules.legal_mask(self.state)
+        else:
+            self.state, self._mask = self._play(self.state, index)
+        terminated = bool(self.rules.is_over(self.state))
+        truncated = not terminated and self._is_truncated(self.state)
+        info = self._info()
+        reward = 0.0
+        if terminated:
+            reward = self._final_reward(info)
+        if illegal:
+            info["illegal_action"] = True
+        if self.render_mode == "human":
+            self.render()
+        return self.rules.observe(self.state), reward, terminated, truncated, info
+
+    def _play(self, state, action: int):
+        """Apply ``action``, then every forced move after it (``skip_forced``); the new state and its mask."""
+        state = self.rules.apply(state, action, self.np_random)
+        mask = self.rules.legal_mask(state)
+        while self.skip_forced and np.count_nonzero(mask) == 1 and not self._is_truncated(state):
+            state = self.rules.apply(state, int(np.flatnonzero(mask)[0]), self.np_random)
+            mask = self.rules.legal_mask(state)
+        return state, mask
+
+    def _action_index(self, action) -> int | None:
+        """The action as an index into ``action_names``, or None if it is not one."""
+        if isinstance(action, np.ndarray) and action.shape in ((), (1,)):
+            action = action.reshape(()).item()
+        if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
+            return None
+        index = int(action)
+        return index if 0 <= index < len(self.action_names) else None
+
+    def _action_label(self, action, index):
+        return f"{index} ({self.action_names[index]})" if index is not None else repr(action)
+
+    def _episode_over(self) -> bool:
+        return bool(self.rules.is_over(self.state)) or self._is_truncated(self.state)
+
+    def _info(self) -> dict[str, Any]:
+        info: dict[str, Any] = {"action_mask": self._mask.astype(np.int8)}
+        if self._episode_over():
+            info.update(self.rules.outcome(self.state))
+        return info
+
+    def _final_reward(self, info) -> float:
+        if self.reward_mode == "score":
+            return float(info["score"])
+        return 1.0 if info["won"] else 0.0
+
+    def render(self):
+        if self.state is None:
+            return None
+        text = self.render_text(self.state)
+        if self.render_mode == "human":
+            print(text + "\n")
+            return None
+        return text
+
+    # ------------------------------------------------------------ the contract's extras
+
+    def action_masks(self) -> np.ndarray:
+        """Legal actions as a bool array (the method sb3-contrib's MaskablePPO calls)."""
+        if self._mask is None:
+            raise gym.error.ResetNeeded("call reset() before action_masks()")
+        return self._mask.copy()
+
+    def legal_action_names(self) -> list[str]:
+        return [self.action_names[i] for i in np.flatnonzero(self._mask)]
+
+    def describe(self) -> dict:
+        """The public table as a JSON-serialisable dict."""
+        if self.state is None:
+            raise gym.error.ResetNeeded("call reset() before describe()")
+        return self.rules.describe(self.state)
+
+    def clone(self):
+        """An independent copy of this env, its game and its random generator (for search)."""
+        other = copy.copy(self)
+        other.state = self.state.copy() if self.state is not None else None
+        other._mask = self._mask.copy() if self._mask is not None else None
+        other._np_random = copy.deepcopy(self._np_random)
+        return other
+
+    def determinize(self, rng: np.random.Generator):
+        """A clone in which everything the player has not seen is resampled with ``rng``.
+
+        Search agents plan on such clones: they agree with every observation so far, so a plan
+        cannot use hidden information.
+        """
+        other = self.clone()
+        other.state = self.rules.determinize(self.state, rng)
+        return other
+
+    def get_state(self) -> dict:
+        """The full state (hidden parts included) and the random generator's state."""
+        return {"game": self.state.copy(), "rng": copy.deepcopy(self.np_random.bit_generator.state)}
+
+    def set_state(self, saved: dict) -> None:
+        self.state = saved["game"].copy()
+        self.np_random.bit_generator.state = copy.deepcopy(saved["rng"])
+        self._mask = self.rules.legal_mask(self.state)

@@ -1,0 +1,5 @@
+"""Dungeon Solitaire: Tomb of Four Kings."""
+
+from .env import DungeonSolitaireEnv
+
+__all__ = ["DungeonSolitaireEnv"]

@@ -1,0 +1,35 @@
+"""Dungeon Solitaire drawn as text."""
+
+from __future__ import annotations
+
+from ..core.cards import RANK, SUIT
+from ..core.render import cards_text
+from . import rules
+
+_ENCOUNTER_KIND = {rules.SPADES: "monster", rules.DIAMONDS: "trap", rules.CLUBS: "sealed door"}
+
+
+def render_text(s: rules.State) -> str:
+    if s.stage == rules.RETREAT:
+        where = f"retreat turn {s.retreat_turns} of {s.delve_turns - 1} (after {s.delve_turns} delve turns)"
+    else:
+        where = f"delve turn {s.delve_turns}"
+    lines = [
+        f"Dungeon Solitaire  {where}",
+        f"  HP {s.hp}/{rules.MAX_HP}   torches out {s.torches}/{rules.MAX_TORCHES}"
+        f"{'   scroll used' if s.scroll_used else ''}   deck {rules.deck_size(s)}",
+        f"  torch row: {cards_text(rules.cards_in(s, rules.TORCH_ROW))}",
+        f"  hand:      {cards_text(rules.cards_in(s, rules.HAND))}",
+        f"  turn:      {cards_text(rules.cards_in(s, rules.TURN))}",
+    ]
+    if s.encounter >= 0:
+        lines.append(f"  encounter: {_ENCOUNTER_KIND[SUIT[s.encounter]]} {RANK[s.encounter]}")
+    if s.pending_damage:
+        lines.append(f"  a blow of {s.pending_damage} damage is coming")
+    if s.pending_discards:
+        lines.append(f"  the door stays shut: {s.pending_discards} cards to discard")
+    if s.stage == rules.OVER:
+        result = rules.outcome(s)
+        lines.append(f"  game over: {result['result']}, {result['kings']} kings, score {result['score']}"
+                     f"{', WON' if result['won'] else ''}")
+    return "\n".join(lines)

@@ -1,0 +1,32 @@
+"""Helpers shared by the tests."""
+
+from __future__ import annotations
+
+import gymnasium as gym
+import numpy as np
+
+import tabletop_gym.envs  # noqa: F401  (registers the games)
+from tabletop_gym.envs.core.cards import card_code, parse_card
+
+
+def stacked(prefix: list[str], all_cards) -> list[str]:
+    """A full stacked deck: ``prefix`` on top, then the game's other cards in card-id order."""
+    top = [parse_card(c) for c in prefix]
+    rest = [int(c) for c in all_cards if int(c) not in top]
+    return list(prefix) + [card_code(c) for c in rest]
+
+
+def act(env: gym.Env, name: str):
+    """Step by action name (the env must be unwrapped or expose action_names)."""
+    names = env.unwrapped.action_names
+    return env.step(names.index(name))
+
+
+def legal(env: gym.Env) -> set[str]:
+    names = env.unwrapped.action_names
+    return {names[i] for i in np.flatnonzero(env.unwrapped.action_masks())}
+
+
+def random_legal(rng: np.random.Generator, mask) -> int:
+    choices = np.flatnonzero(mask)
+    return int(choices[rng.integers(choices.size)])

@@ -1,0 +1,226 @@
+"""The API contract of DESIGN.md, checked on every single-agent game."""
+
+import json
+import os
+import pickle
+import subprocess
+import sys
+import warnings
+
+import gymnasium as gym
+import numpy as np
+import pytest
+from gymnasium.utils.env_checker import check_env as gym_check_env
+from helpers import random_legal
+
+from tabletop_gym.envs import GAMES
+from tabletop_gym.envs.core.errors import EpisodeOverError, IllegalActionError
+
+GAME_IDS = [env_id for env_id, _ in GAMES.values()]
+
+
+def rollout(env, seed, steps=200, rng_seed=0):
+    """Observations, rewards, flags and masks of a random legal rollout (resetting on episode end)."""
+    rng = np.random.default_rng(rng_seed)
+    obs, info = env.reset(seed=seed)
+    trace = [obs.tolist()]
+    for _ in range(steps):
+        action = random_legal(rng, info["action_mask"])
+        obs, reward, terminated, truncated, info = env.step(action)
+        trace.append((obs.tolist(), reward, terminated, truncated, info["action_mask"].tolist()))
+        if terminated or truncated:
+            obs, info = env.reset()
+            trace.append(obs.tolist())
+    return trace
+
+
+@pytest.mark.parametrize("env_id", GAME_IDS)
+def test_gymnasium_check_env(env_id):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        gym_check_env(gym.make(env_id).unwrapped)
+    assert [str(w.message) for w in caught] == []
+
+
+@pytest.mark.parametrize("env_id", GAME_IDS)
+def test_stable_baselines3_check_env(env_id):
+    from stable_baselines3.common.env_checker import check_env
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        check_env(gym.make(env_id), warn=True)
+    assert [str(w.message) for w in caught] == []
+
+
+@pytest.mark.parametrize("env_id", GAME_IDS)
+def test_spaces_names_and_masks(env_id):
+    env = gym.make(env_id)
+    names = env.unwrapped.action_names
+    assert isinstance(env.action_space, gym.spaces.Discrete) and len(names) == env.action_space.n
+    assert len(set(names)) == len(names)
+    assert isinstance(env.observation_space, gym.spaces.Box) and len(env.observation_space.shape) == 1
+    rng = np.random.default_rng(1)
+    obs, info = env.reset(seed=3)
+    previous = obs
+    for _ in range(300):
+        mask = env.unwrapped.action_masks()
+        assert mask.dtype == bool and mask.shape == (len(names),) and mask.any()
+        assert info["action_mask"].dtype == np.int8 and np.array_equal(info["action_mask"], mask)
+        assert env.observation_space.contains(obs)
+        obs, reward, terminated, truncated, info = env.step(random_legal(rng, mask))
+        assert type(reward) is float and type(terminated) is bool and type(truncated) is bool
+        assert obs is not previous
+        previous = obs
+        if terminated or truncated:
+            assert not info["action_mask"].any()
+            assert {"won", "score"} <= set(info) and type(info["won"]) is bool
+            obs, info = env.reset()
+
+
+@pytest.mark.parametrize("env_id", GAME_IDS)
+def test_same_seed_same_trajectory_also_in_a_fresh_process(env_id):
+    here = rollout(gym.make(env_id), seed=11)
+    assert here == rollout(gym.make(env_id), seed=11)
+    assert here != rollout(gym.make(env_id), seed=12)
+    script = (
+        f"import json, sys; sys.path.insert(0, {os.path.dirname(__file__)!r});"
+        "import gymnasium as gym; from test_contract import rollout;"
+        f"print(json.dumps(rollout(gym.make({env_id!r}), seed=11)))"
+    )
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True).stdout
+    assert json.loads(out) == json.loads(json.dumps(here))
+
+
+@pytest.mark.parametrize("env_id", GAME_IDS)
+def test_illegal_action_raises_and_changes_nothing(env_id):
+    env = gym.make(env_id, illegal_action="raise").unwrapped
+    obs, info = env.reset(seed=5)
+    illegal = np.flatnonzero(~env.action_masks())
+    before_table, before_state = env.describe(), env.get_state()
+    for action in [*illegal[:3], env.action_space.n, -1]:
+        with pytest.raises(IllegalActionError, match="legal now: " + env.legal_action_names()[0]):
+            env.step(action)
+        assert env.describe() == before_table
+        assert env.get_state()["game"].equals(before_state["game"])
+        assert np.array_equal(env.rules.observe(env.state), obs)
+    assert issubclass(IllegalActionError, ValueError)
+
+
+@pytest.mark.parametrize("env_id", GAME_IDS)
+def test_illegal_action_loses_by_default(env_id):
+    env = gym.make(env_id)
+    _, info = env.reset(seed=5)
+    illegal = int(np.flatnonzero(info["action_mask"] == 0)[0])
+    _, reward, terminated, truncated, info = env.step(illegal)
+    assert terminated and not truncated and info["illegal_action"] and not info["won"]
+    assert reward == 0.0 and not env.unwrapped.action_masks().any()
+    with pytest.raises(EpisodeOverError):
+        env.step(0)
+
+
+@pytest.mark.parametrize("env_id", GAME_IDS)
+def test_bad_options_are_rejected_with_a_clear_message(env_id):
+    with pytest.raises(ValueError, match="reward must be one of"):
+        gym.make(env_id, reward="points")
+    with pytest.raises(ValueError, match="illegal_action must be one of"):
+        gym.make(env_id, illegal_action="ignore")
+    with pytest.raises(ValueError, match="render_mode must be one of"):
+        gym.make(env_id, render_mode="svg").unwrapped
+    with pytest.raises(ValueError, match="skip_forced must be True or False"):
+        gym.make(env_id, skip_forced="yes")
+    env = gym.make(env_id)
+    with pytest.raises(ValueError, match="unknown reset option"):
+        env.reset(options={"shuffle": True})
+    with pytest.raises(gym.error.ResetNeeded):
+        gym.make(env_id).unwrapped.step(0)
+
+
+@pytest.mark.parametrize("env_id", GAME_IDS)
+def test_clone_get_state_set_state_and_pickle_round_trip(env_id):
+    env = gym.make(env_id).unwrapped
+    rng = np.random.default_rng(0)
+    _, info = env.reset(seed=21)
+    for _ in range(3):
+        if env.rules.is_over(env.state):
+            break
+        env.step(random_legal(rng, env.action_masks()))
+    saved = env.get_state()
+    twin = env.clone()
+    restored = pickle.loads(pickle.dumps(env))
+    actions = []
+    future = []
+    mask = env.action_masks()
+    while mask.any():
+        action = random_legal(rng, mask)
+        actions.append(action)
+        future.append(env.step(action)[0].tolist())
+        mask = env.action_masks()
+    for other in (twin, restored):
+        assert [other.step(a)[0].tolist() for a in actions] == future
+    env.set_state(saved)
+    assert [env.step(a)[0].tolist() for a in actions] == future
+    assert json.loads(json.dumps(env.describe())) == env.describe()
+
+
+@pytest.mark.parametrize("env_id", GAME_IDS)
+def test_clone_is_independent(env_id):
+    env = gym.make(env_id).unwrapped
+    env.reset(seed=2)
+    table = env.describe()
+    twin = env.clone()
+    twin.step(int(np.flatnonzero(twin.action_masks())[0]))
+    assert env.describe() == table
+
+
+@pytest.mark.parametrize("env_id", GAME_IDS)
+def test_render_ansi_and_human(env_id, capsys):
+    env = gym.make(env_id, render_mode="ansi")
+    env.reset(seed=0)
+    text = env.render()
+    assert isinstance(text, str) and text.strip()
+    human = gym.make(env_id, render_mode="human")
+    human.reset(seed=0)
+    assert capsys.readouterr().out.strip() == text.strip()
+
+
+@pytest.mark.parametrize("env_id", GAME_IDS)
+def test_skip_forced_false_offers_every_decision(env_id):
+    env = gym.make(env_id, skip_forced=False)
+    rng = np.random.default_rng(0)
+    _, info = env.reset(seed=4)
+    singles = 0
+    for _ in range(500):
+        singles += int(info["action_mask"].sum() == 1)
+        _, _, terminated, truncated, info = env.step(random_legal(rng, info["action_mask"]))
+        if terminated or truncated:
+            _, info = env.reset()
+    assert singles > 0
+    env = gym.make(env_id)
+    _, info = env.reset(seed=4)
+    for _ in range(500):
+        _, _, terminated, truncated, info = env.step(random_legal(rng, info["action_mask"]))
+        if terminated or truncated:
+            _, info = env.reset()
+        else:
+            assert info["action_mask"].sum() > 1
+
+
+@pytest.mark.parametrize("env_id", GAME_IDS)
+def test_maskable_ppo_trains_on_the_env_unmodified(env_id):
+    from sb3_contrib import MaskablePPO
+
+    model = MaskablePPO("MlpPolicy", gym.make(env_id), n_steps=256, batch_size=64, seed=0, device="cpu")
+    model.learn(total_timesteps=1024)
+    env = gym.make(env_id)
+    obs, info = env.reset(seed=0)
+    for _ in range(50):
+        action, _ = model.predict(obs, action_masks=env.unwrapped.action_masks(), deterministic=True)
+        assert info["action_mask"][action]
+        obs, _, terminated, truncated, info = env.step(action)
+        if terminated or truncated:
+            obs, info = env.reset()
+
+
+def test_make_with_module_prefix():
+    env = gym.make("tabletop_gym.envs:Tabletop/DungeonSolitaire-v0")
+    assert env.unwrapped.spec.id == "Tabletop/DungeonSolitaire-v0"
