@@ -14,6 +14,10 @@ from .core.errors import EpisodeOverError, IllegalActionError
 # Short name -> Gymnasium id and entry point, in the order the games are listed everywhere.
 GAMES = {
     "dungeon_solitaire": ("Tabletop/DungeonSolitaire-v0", "tabletop_gym.envs.dungeon_solitaire:DungeonSolitaireEnv"),
+    "royal_assassin": ("Tabletop/RoyalAssassin-v0", "tabletop_gym.envs.royal_assassin:RoyalAssassinEnv"),
+    "dead_center": ("Tabletop/DeadCenter-v0", "tabletop_gym.envs.dead_center:DeadCenterEnv"),
+    "one_card_dungeon": ("Tabletop/OneCardDungeon-v0", "tabletop_gym.envs.one_card_dungeon:OneCardDungeonEnv"),
+    "splendor": ("Tabletop/Splendor-v0", "tabletop_gym.envs.splendor:SplendorEnv"),
 }
 
 

@@ -30,3 +30,16 @@ def legal(env: gym.Env) -> set[str]:
 def random_legal(rng: np.random.Generator, mask) -> int:
     choices = np.flatnonzero(mask)
     return int(choices[rng.integers(choices.size)])
+
+
+def same(a, b) -> bool:
+    """Deep equality of saved states: dicts, lists, numpy arrays and game states (``equals``)."""
+    if hasattr(a, "equals"):
+        return a.equals(b)
+    if isinstance(a, dict):
+        return isinstance(b, dict) and a.keys() == b.keys() and all(same(a[k], b[k]) for k in a)
+    if isinstance(a, (list, tuple)):
+        return isinstance(b, (list, tuple)) and len(a) == len(b) and all(same(x, y) for x, y in zip(a, b))
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        return np.array_equal(a, b)
+    return a == b
