@@ -1,0 +1,41 @@
+"""Evaluation: Wilson intervals and reproducible, well-formed results."""
+
+import math
+
+import pytest
+
+from tabletop_gym.agents import RandomAgent
+from tabletop_gym.benchmarks.evaluate import evaluate, wilson_interval
+
+
+@pytest.mark.parametrize("wins, n, low, high", [
+    (0, 10, 0.0, 0.2775),       # no success: the interval still reaches 28%
+    (5, 10, 0.2366, 0.7634),
+    (81, 263, 0.2553, 0.3662),  # Wilson's own example in the literature (Newcombe 1998, case 1)
+    (10, 10, 0.7225, 1.0),
+])
+def test_wilson_interval_known_values(wins, n, low, high):
+    got = wilson_interval(wins, n)
+    assert got[0] == pytest.approx(low, abs=1e-4) and got[1] == pytest.approx(high, abs=1e-4)
+
+
+def test_evaluate_is_reproducible_and_independent_of_workers():
+    one = evaluate("dungeon_solitaire", "random", episodes=60, seed=3, workers=1, progress=False)
+    two = evaluate("dungeon_solitaire", "random", episodes=60, seed=3, workers=2, progress=False)
+    assert one == two
+    assert one.episodes == 60 and 0 <= one.wins <= 60 and one.win_low <= one.win_rate <= one.win_high
+    assert one.mean_length >= 1 and one.mean_score >= 0 and math.isfinite(one.mean_score)
+    assert one.game == "Tabletop/DungeonSolitaire-v0" and one.agent == "random"
+
+
+def test_evaluate_accepts_an_agent_object():
+    result = evaluate("Tabletop/DungeonSolitaire-v0", RandomAgent(0), episodes=10, seed=0, workers=1,
+                      progress=False)
+    assert result.agent == "RandomAgent" and result.episodes == 10
+
+
+def test_evaluate_rejects_unknown_games_and_agents():
+    with pytest.raises(ValueError, match="unknown game"):
+        evaluate("chess", episodes=1, progress=False)
+    with pytest.raises(ValueError, match="unknown agent"):
+        evaluate("dungeon_solitaire", "alphazero", episodes=1, workers=1, progress=False)
