@@ -64,7 +64,7 @@ class TabletopEnv(gym.Env):
 
     def _is_truncated(self, state) -> bool:
         check = getattr(self.rules, "is_truncated", None)
-        return bool(check(state)) if check else False
+        return check is not None and bool(check(state))
 
     # ------------------------------------------------------------ Gymnasium API
 
@@ -113,7 +113,7 @@ class TabletopEnv(gym.Env):
         state = self.rules.apply(state, action, self.np_random)
         mask = self.rules.legal_mask(state)
         while self.skip_forced and np.count_nonzero(mask) == 1 and not self._is_truncated(state):
-            state = self.rules.apply(state, int(np.flatnonzero(mask)[0]), self.np_random)
+            state = self.rules.apply(state, int(mask.argmax()), self.np_random)
             mask = self.rules.legal_mask(state)
         return state, mask
 

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import copy
-
 import numpy as np
 
 
@@ -15,10 +13,12 @@ class ArrayState:
     """
 
     def copy(self):
-        new = copy.copy(self)
-        for name, value in vars(self).items():
-            if isinstance(value, np.ndarray):
-                setattr(new, name, value.copy())
+        fields = self.__dict__.copy()
+        for name, value in fields.items():
+            if type(value) is np.ndarray:
+                fields[name] = value.copy()
+        new = object.__new__(type(self))
+        new.__dict__ = fields
         return new
 
     def equals(self, other) -> bool:

@@ -437,20 +437,24 @@ OBSERVATION_SIZE = len(OBSERVATION_FIELDS)
 OBSERVATION_LOW = np.zeros(OBSERVATION_SIZE, dtype=np.float32)
 OBSERVATION_HIGH = np.array([high for _, high in OBSERVATION_FIELDS], dtype=np.float32)
 _CARD_BLOCK = len(DECK_CARDS) * len(_SEEN_PLACES)
-_SEEN_PLACE_ARRAY = np.array(_SEEN_PLACES, dtype=np.int8)
+# Row p of this table is the five seen-place flags of a card in place p.
+_PLACE_FLAGS = np.array([[p == seen for seen in _SEEN_PLACES] for p in range(len(PLACE_NAMES))], dtype=np.float32)
 _DECK_RANKS = RANK[DECK_CARDS]
-_JOKER_INDEX = int(np.flatnonzero(DECK_CARDS == JOKER)[0])
+_DECK_ACES = _DECK_RANKS == ACE
+# Column r-1 marks the deck cards of rank r; the joker's column is last.
+_RANK_COLUMNS = np.array([[rank == r for r in range(1, 14)] + [c == JOKER] for c, rank in zip(DECK_CARDS, _DECK_RANKS)],
+                         dtype=np.float32)
 
 
 def observe(s: State) -> np.ndarray:
     """The flat observation: where every seen card is, the counters, and the counts of unseen cards."""
     obs = np.zeros(OBSERVATION_SIZE, dtype=np.float32)
     places = s.place[DECK_CARDS]
-    obs[:_CARD_BLOCK] = (places[:, None] == _SEEN_PLACE_ARRAY).ravel()
+    obs[:_CARD_BLOCK] = _PLACE_FLAGS[places].ravel()
     in_deck = places == DECK
     # After the scroll the only ace left in the deck is the one the player saw go under it.
-    known_ace = s.scroll_used and bool(np.any(in_deck & (_DECK_RANKS == ACE)))
-    unseen = in_deck & ~((_DECK_RANKS == ACE) & s.scroll_used)
+    known_ace = s.scroll_used and bool(np.any(in_deck & _DECK_ACES))
+    unseen = in_deck & ~_DECK_ACES if s.scroll_used else in_deck
     i = _CARD_BLOCK
     obs[i] = known_ace
     obs[i + 1 + s.stage] = 1
@@ -465,8 +469,7 @@ def observe(s: State) -> np.ndarray:
         s.pending_damage, s.pending_discards, deck_size(s),
     )
     i += 13
-    obs[i:i + 13] = np.bincount(_DECK_RANKS[unseen & (_DECK_RANKS > 0)], minlength=14)[1:]
-    obs[i + 13] = unseen[_JOKER_INDEX]
+    obs[i:i + 14] = unseen @ _RANK_COLUMNS
     return obs
 
 
