@@ -185,6 +185,8 @@ class TabletopEnv(gym.Env):
         """
         other = self.clone()
         other.state = self.rules.determinize(self.state, rng)
+        # The clone's own generator must not replay this env's future dice or shuffles either.
+        other._np_random = np.random.default_rng(rng.integers(2**63))
         return other
 
     def get_state(self) -> dict:
