@@ -494,3 +494,4 @@ def describe(s: State) -> dict:
         "discards": codes(DISCARDS),
         "result": RESULT_NAMES[s.result],
     }
+OBSERVATION_INDEX = {name: i for i, (name, _) in enumerate(OBSERVATION_FIELDS)}
