@@ -1,0 +1,89 @@
+"""The Gymnasium environment for Dead Center."""
+
+from __future__ import annotations
+
+from ..core.env import TabletopEnv
+from . import render, rules
+
+
+class DeadCenterEnv(TabletopEnv):
+    """
+    ## Description
+
+    Dead Center (Wil Su, *Isaludo*, after Tom Francis's Gridcannon) is a solitaire for a 52-card deck
+    and up to two jokers. Nine number cards form the cabin, a 3x3 grid of piles; the twelve face cards
+    are zombies lying face down on the twelve slots around it. Each turn the player reveals a zombie,
+    plays the drawn card on a pile that accepts it, and may kill a face-up zombie next to that pile
+    when the two cards behind the pile on the same line are strong enough. Kill all twelve before the
+    draw pile runs out to win. The rules as implemented, with every ruling, are in
+    `envs/dead_center/RULES.md`.
+
+    ## Action Space
+
+    `Discrete(33)`, named in `env.unwrapped.action_names`: `reveal_T0` … `reveal_L2` (12),
+    `play_0` … `play_8` (9 piles, row by row from the top left) and `kill_T0` … `kill_L2` (12). The
+    slots are always in the order T0 T1 T2 R0 R1 R2 B0 B1 B2 L0 L1 L2 (clockwise from the top left;
+    T above the columns, R right of the rows, B below, L left). `env.action_masks()` and
+    `info["action_mask"]` give the legal ones.
+
+    ## Observation Space
+
+    `Box(0, high, (261,), float32)`: for each of the 9 piles its top card (value, joker flag, suit
+    one-hot); for each slot its state (face down, face up, killed) and, when face up, the zombie's rank
+    and suit; the drawn card; the phase (reveal, play, kill, over); the pile just played on; the draw
+    pile's size, the kills, the face-down count, the jokers in the game; which of the 52 cards are
+    unseen (in the draw pile or a face-down zombie), the unseen jokers and the unseen number cards by
+    value. The draw pile's order and the face-down zombies are never shown.
+    `rules.OBSERVATION_FIELDS` names every entry.
+
+    ## Starting State
+
+    The cabin dealt, all twelve zombies face down, the draw pile full (33 cards with two jokers): the
+    first decision is which zombie to reveal.
+
+    ## Rewards
+
+    `reward="win"` (default): 1 when all twelve zombies are killed, else 0, at the end.
+    `reward="score"`: the cards left in the draw pile on a win, 0 on a loss.
+
+    ## Episode End
+
+    Terminated when the twelfth zombie dies (won), when a drawn card fits no pile, when a draw is due
+    from an empty draw pile, or on an illegal action (default mode). No truncation: the game lasts at
+    most one turn per card.
+
+    ## Information
+
+    `info["action_mask"]` (int8) on every step; at the end `won`, `score`, `kills`, `turn`, `result`
+    (`"won"`, `"unplayable"`, `"deck_empty"`, `"forfeited"`), and `illegal_action` when one ended the
+    game.
+
+    ## Arguments
+
+    ```python
+    import gymnasium as gym
+    import tabletop_gym.envs
+    env = gym.make("Tabletop/DeadCenter-v0", jokers=2, skip_forced=True, reward="win",
+                   illegal_action="terminate", render_mode="ansi")
+    obs, info = env.reset(seed=0, options={"deck": [...9 cabin, 12 zombies, then the draw pile...]})
+    ```
+
+    `jokers` (2, 1 or 0; fewer is harder). The stacked deck lists the 9 cabin cards (piles 0-8), the
+    12 zombies in slot order T0 T1 T2 R0 R1 R2 B0 B1 B2 L0 L1 L2, then the draw pile top first.
+
+    ## Version History
+
+    * v0: first version.
+    """
+
+    rules = rules
+    render_text = staticmethod(render.render_text)
+
+    def __init__(self, render_mode=None, *, jokers=2, skip_forced=True, reward="win", illegal_action="terminate"):
+        if isinstance(jokers, bool) or not isinstance(jokers, int) or jokers not in rules.JOKER_OPTIONS:
+            raise ValueError(f"jokers must be 0, 1 or 2, got {jokers!r}")
+        self.jokers = jokers
+        super().__init__(render_mode, skip_forced=skip_forced, reward=reward, illegal_action=illegal_action)
+
+    def _new_state(self, options):
+        return rules.new_game(self.np_random, deck=options.get("deck"), jokers=self.jokers)
