@@ -1,0 +1,5 @@
+"""Royal Assassin (Mark R. Brown)."""
+
+from .env import RoyalAssassinEnv
+
+__all__ = ["RoyalAssassinEnv"]

@@ -1,0 +1,84 @@
+"""The Gymnasium environment for Royal Assassin."""
+
+from __future__ import annotations
+
+from ..core.env import TabletopEnv
+from . import render, rules
+
+
+class RoyalAssassinEnv(TabletopEnv):
+    """
+    ## Description
+
+    Royal Assassin (Mark R. Brown, 1996) is a solitaire played with a 52-card deck and a joker, the
+    Royal Assassin. The face cards are pretenders to the throne, one column per suit; the number
+    cards of the other colour attack them, the reserve's cards of their own suit defend them, and
+    the joker, laid on a column of two or more face cards, kills the whole column at once. Clear the
+    table of face cards before the deck runs out to win. The rules as implemented, with every
+    ruling, are in `envs/royal_assassin/RULES.md`.
+
+    ## Action Space
+
+    `Discrete(9)`, named in `env.unwrapped.action_names`: `attack_S`, `attack_H`, `attack_D`,
+    `attack_C` (attack that suit's column with the card in play), `assassin_S` … `assassin_C` (the
+    same attack, and put the joker on that column), `pass` (the drawn card goes onto the reserve, or
+    stop continuing an attack). `env.action_masks()` and `info["action_mask"]` give the legal ones.
+
+    ## Observation Space
+
+    `Box(0, high, (421,), float32)`: each card's place (deck = unseen, in play, reserve, column,
+    attack, defence, discard); each number card's depth in the reserve (1 = top, the reserve is face
+    up); per column the face cards' values in order, the attack and defence totals on each, the
+    pretender's value, attack, defence and how far it is from dying, the lock suit and the joker;
+    whether the joker is free; the decision (a drawn card or a continuation) and the card in play;
+    the deck, reserve and discard sizes, the face cards on the table; the counts of unseen cards by
+    rank and suit. The deck's order is never shown. `rules.OBSERVATION_FIELDS` names every entry.
+
+    ## Starting State
+
+    Setup is dealt (number cards onto the reserve, face cards into their columns) until the card that
+    ends it, which is the first card in play: the first decision.
+
+    ## Rewards
+
+    `reward="win"` (default): 1 when no face card is left on the table, else 0, at the end.
+    `reward="score"`: the cards left in the deck on a win, 0 otherwise.
+
+    ## Episode End
+
+    Terminated when the last face card on the table dies (won), when the deck is empty after the
+    last card has been fully resolved (lost), or on an illegal action (default mode). The game cannot
+    run forever, so there is no truncation.
+
+    ## Information
+
+    `info["action_mask"]` (int8) on every step; at the end `won`, `score`, `kills` (face cards killed)
+    and `result` (`"won"`, `"lost"`, `"forfeited"`), and `illegal_action` when one ended the game.
+
+    ## Arguments
+
+    ```python
+    import gymnasium as gym
+    import tabletop_gym.envs
+    env = gym.make("Tabletop/RoyalAssassin-v0", skip_forced=True, reward="win",
+                   illegal_action="terminate", render_mode="ansi")
+    obs, info = env.reset(seed=0, options={"deck": [...52 codes, top first, no joker...]})
+    ```
+
+    A stacked deck that never ends setup is a `ValueError`; a random deal that never ends it is
+    redealt from the env's generator.
+
+    ## Version History
+
+    * v0: first version.
+    """
+
+    rules = rules
+    render_text = staticmethod(render.render_text)
+    reset_options = ("deck",)
+
+    def __init__(self, render_mode=None, *, skip_forced=True, reward="win", illegal_action="terminate"):
+        super().__init__(render_mode, skip_forced=skip_forced, reward=reward, illegal_action=illegal_action)
+
+    def _new_state(self, options):
+        return rules.new_game(self.np_random, deck=options.get("deck"))
