@@ -116,7 +116,11 @@ def parse_deck(codes: Sequence[str], expected: Iterable[int], what: str = "deck"
 
 
 def shuffled(cards: Iterable[int], rng: np.random.Generator) -> np.ndarray:
-    """The cards in a random order drawn from ``rng``."""
-    deck = np.array(list(cards), dtype=np.int8)
+    """The cards in a random order drawn from ``rng``.
+
+    The cards are sorted first, so the result depends only on which cards they are and on ``rng``:
+    a determinized deck reveals nothing of the order it was drawn from.
+    """
+    deck = np.sort(np.array(list(cards), dtype=np.int8))
     rng.shuffle(deck)
     return deck

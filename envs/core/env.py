@@ -184,6 +184,7 @@ class TabletopEnv(gym.Env):
         cannot use hidden information.
         """
         other = self.clone()
+        other.render_mode = None  # a simulated future is not shown
         other.state = self.rules.determinize(self.state, rng)
         # The clone's own generator must not replay this env's future dice or shuffles either.
         other._np_random = np.random.default_rng(rng.integers(2**63))

@@ -265,9 +265,9 @@ def determinize(s: State, rng: np.random.Generator) -> State:
     """A copy with the unseen cards resampled: the draw pile reshuffled, and the face-down zombies
     shuffled among the face-down slots (number cards and zombies never trade places)."""
     s = s.copy()
-    rng.shuffle(s.deck[s.top:s.end])
+    s.deck[s.top:s.end] = shuffled(s.deck[s.top:s.end], rng)
     hidden = np.flatnonzero(s.slot_state == DOWN)
-    s.slot_card[hidden] = rng.permutation(s.slot_card[hidden])
+    s.slot_card[hidden] = shuffled(s.slot_card[hidden], rng)
     return s
 
 

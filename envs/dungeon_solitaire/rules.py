@@ -368,7 +368,7 @@ def determinize(s: State, rng: np.random.Generator) -> State:
     """A copy with the unseen cards of the deck reshuffled (the ace the scroll sent under it stays)."""
     s = s.copy()
     last = s.end - 1 if s.scroll_used and s.top < s.end else s.end
-    rng.shuffle(s.deck[s.top:last])
+    s.deck[s.top:last] = shuffled(s.deck[s.top:last], rng)
     return s
 
 

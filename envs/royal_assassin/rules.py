@@ -347,7 +347,7 @@ def _kill_face(s: State, column: int, level: int) -> None:
 def determinize(s: State, rng: np.random.Generator) -> State:
     """A copy with the deck (the only unseen cards) reshuffled."""
     s = s.copy()
-    rng.shuffle(s.deck[s.top:])
+    s.deck[s.top:] = shuffled(s.deck[s.top:], rng)
     return s
 
 
