@@ -368,7 +368,7 @@ def test_retreat_after_one_turn_with_the_option_escapes_at_once():
 
 
 def test_the_last_retreat_turn_lost_still_escapes_if_alive():
-    env = start(["2S", "3S", "2C", "3C", "9C", "2S"[:0] + "4S", "5D", "6D", "7D", "8D", "2D", "3D", "4D"])
+    env = start(["2S", "3S", "2C", "3C", "9C", "4S", "5D", "6D", "7D", "8D", "2D", "3D", "4D"])
     play(env, "draw", "draw", "delve", "draw", "retreat", "draw")  # 9♣ door, 4♠ fails: 5 discards
     _, _, terminated, _, info = act(env, "discard")
     assert terminated and info["result"] == "escaped" and table(env)["discards"] == ["5D", "6D", "7D", "8D", "2D"]
