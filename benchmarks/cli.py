@@ -8,7 +8,7 @@ import sys
 import gymnasium as gym
 import numpy as np
 
-from ..agents import AGENTS
+from ..agents import AGENTS, make_agent
 from ..envs import GAMES, game_id
 
 
@@ -27,12 +27,41 @@ def _ask(prompt: str, stdin) -> str | None:
     return line.strip() if line else None
 
 
+def _table_options(args, env_id: str) -> dict:
+    """The options of a multi-player game (Splendor): the opponents, the player count, the person's seat."""
+    options = {name: getattr(args, name, None) for name in ("opponent", "players", "seat")}
+    given = {name: value for name, value in options.items() if value is not None}
+    if env_id != GAMES["splendor"][0]:
+        if given:
+            raise ValueError(f"--{' --'.join(given)}: {env_id} is a solitaire; these options are for splendor")
+        return {}
+    kwargs = {}
+    if options["opponent"] is not None:
+        names = [o.strip() for o in options["opponent"].split(",")]
+        kwargs["opponent"] = [_opponent(o, env_id) for o in names] if len(names) > 1 else _opponent(names[0], env_id)
+    if options["players"] is not None:
+        kwargs["num_players"] = options["players"]
+    if options["seat"] is not None:
+        kwargs["seat"] = "random" if options["seat"] == "random" else int(options["seat"])
+    return kwargs
+
+
+def _opponent(name: str, env_id: str):
+    """The env plays 'random' and 'greedy' itself; any other agent name is built here."""
+    from ..envs.splendor.single import OPPONENTS
+
+    return name if name in OPPONENTS else make_agent(name, env_id)
+
+
 def cmd_play(args, stdin=None) -> None:
     """A person plays in the terminal: the table, then the legal actions by number and name."""
     stdin = stdin or sys.stdin
-    env = gym.make(game_id(args.game), render_mode="ansi").unwrapped
+    env_id = game_id(args.game)
+    env = gym.make(env_id, render_mode="ansi", **_table_options(args, env_id)).unwrapped
     _, info = env.reset(seed=args.seed)
     while True:
+        for seat, move in info.get("opponent_moves", []):
+            print(f"  player_{seat} plays {move}")
         print(env.render())
         legal = np.flatnonzero(info["action_mask"])
         for number, action in enumerate(legal):
@@ -50,6 +79,8 @@ def cmd_play(args, stdin=None) -> None:
             continue
         _, reward, terminated, truncated, info = env.step(action)
         if terminated or truncated:
+            for seat, move in info.get("opponent_moves", []):
+                print(f"  player_{seat} plays {move}")
             print(env.render())
             print(f"game over: won={info.get('won')} score={info.get('score')} reward={reward}")
             return
@@ -59,7 +90,7 @@ def cmd_eval(args) -> None:
     from .evaluate import evaluate
 
     result = evaluate(args.game, args.agent, episodes=args.episodes, seed=args.seed, workers=args.workers,
-                      progress=not args.quiet)
+                      progress=not args.quiet, opponent=args.opponent, num_players=args.players)
     print(result)
 
 
@@ -79,6 +110,10 @@ def build_parser() -> argparse.ArgumentParser:
     play = commands.add_parser("play", help="play a game in the terminal")
     play.add_argument("game")
     play.add_argument("--seed", type=int, default=None)
+    play.add_argument("--opponent", default=None,
+                      help="splendor: the agent at the other seats (random, greedy; comma-separated for one each)")
+    play.add_argument("--players", type=int, default=None, help="splendor: 2, 3 or 4 players (default 2)")
+    play.add_argument("--seat", default=None, help="splendor: your seat, 0 to players-1 or 'random' (default 0)")
     play.set_defaults(run=cmd_play)
 
     evaluation = commands.add_parser("eval", help="win rate of an agent on a game")
@@ -88,6 +123,9 @@ def build_parser() -> argparse.ArgumentParser:
     evaluation.add_argument("--seed", type=int, default=0)
     evaluation.add_argument("--workers", type=int, default=None)
     evaluation.add_argument("--quiet", action="store_true", help="no progress bar")
+    evaluation.add_argument("--opponent", default=None,
+                            help="splendor: the agent at the other seats (default greedy); seats rotate")
+    evaluation.add_argument("--players", type=int, default=None, help="splendor: 2, 3 or 4 players (default 2)")
     evaluation.set_defaults(run=cmd_eval)
 
     bench = commands.add_parser("bench", help="random-play throughput against reference environments")

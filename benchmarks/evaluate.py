@@ -2,6 +2,9 @@
 
 Episode ``i`` is dealt with seed ``seed + i`` and the agent is reset with the same seed, so a
 result depends only on (game, agent, episodes, seed), never on how many workers ran it.
+
+Splendor is played through its single-agent view against ``opponent`` (the view's default when not
+given) with ``num_players`` seats, and the agent's seat rotates: episode ``i`` seats it at ``i % n``.
 """
 
 from __future__ import annotations
@@ -16,7 +19,11 @@ import numpy as np
 from tqdm.auto import tqdm
 
 from ..agents import make_agent
-from ..envs import game_id
+from ..envs import GAMES, game_id
+
+# Games played against opponents (the agent takes one seat): their env ids.
+MULTIPLAYER = {GAMES["splendor"][0]}
+BUILT_IN_OPPONENTS = ("random", "greedy")  # played by the env itself, with the env's generator
 
 Z_95 = 1.959963984540054
 
@@ -43,12 +50,25 @@ class EvalResult:
     win_high: float
     mean_score: float
     mean_length: float
+    # Multi-player games only: the opponent, the player count, and the win rate in each seat.
+    opponent: str | None = None
+    players: int | None = None
+    seat_win_rates: list | None = None
 
     def as_dict(self) -> dict:
-        return asdict(self)
+        fields = asdict(self)
+        for extra in ("opponent", "players", "seat_win_rates"):
+            if fields[extra] is None:
+                del fields[extra]
+        return fields
 
     def __str__(self) -> str:
-        return (f"{self.agent} on {self.game}: win rate {100 * self.win_rate:.2f}% "
+        who = self.agent
+        if self.opponent is not None:
+            seats = ", ".join(f"{100 * r:.1f}%" for r in self.seat_win_rates)
+            who = (f"{self.agent} against {self.opponent} ({self.players} players, seats rotated; "
+                   f"win rate by seat {seats})")
+        return (f"{who} on {self.game}: win rate {100 * self.win_rate:.2f}% "
                 f"(95% CI {100 * self.win_low:.2f}-{100 * self.win_high:.2f}%) over {self.episodes} episodes, "
                 f"mean score {self.mean_score:.2f}, mean length {self.mean_length:.1f} steps")
 
@@ -67,12 +87,21 @@ def play_episode(env: gym.Env, agent, seed: int) -> tuple[bool, float, int]:
             return bool(info.get("won", False)), float(info.get("score", 0.0)), steps
 
 
-def _play_chunk(env_id: str, env_kwargs: dict, agent, seeds: list[int]) -> list[tuple[int, bool, float, int]]:
-    env = gym.make(env_id, **env_kwargs)
+def _play_chunk(env_id: str, env_kwargs: dict, agent, episodes: list) -> list[tuple[int, int, bool, float, int]]:
+    """Play (seed, seat) episodes; ``seat`` is None for a solitaire. Returns (seed, seat, won, score, length)."""
     if isinstance(agent, str):
         agent = make_agent(agent, env_id)
-    results = [(seed, *play_episode(env, agent, seed)) for seed in seeds]
-    env.close()
+    opponent = env_kwargs.get("opponent")
+    if isinstance(opponent, str) and opponent not in BUILT_IN_OPPONENTS:
+        env_kwargs = {**env_kwargs, "opponent": make_agent(opponent, env_id)}
+    envs = {}
+    results = []
+    for seed, seat in episodes:
+        if seat not in envs:
+            envs[seat] = gym.make(env_id, **env_kwargs) if seat is None else gym.make(env_id, seat=seat, **env_kwargs)
+        results.append((seed, seat if seat is not None else 0, *play_episode(envs[seat], agent, seed)))
+    for env in envs.values():
+        env.close()
     return results
 
 
@@ -81,20 +110,43 @@ def _agent_name(agent) -> str:
 
 
 def evaluate(game: str, agent="random", episodes: int = 100, seed: int = 0, workers: int | None = None,
-             progress: bool = True, env_kwargs: dict | None = None) -> EvalResult:
+             progress: bool = True, env_kwargs: dict | None = None, opponent=None,
+             num_players: int | None = None) -> EvalResult:
     """Win rate, mean score and mean length of ``agent`` over ``episodes`` deals of ``game``.
 
     ``agent`` is a name known to ``make_agent`` or an agent object (picklable when ``workers`` > 1).
     ``workers`` defaults to the number of CPUs; 1 plays in this process.
+    For a multi-player game (Splendor), ``opponent`` (a name or an agent object; the env's default when
+    None) plays the other seats of ``num_players`` (the env's default when None), and the agent's seat
+    rotates with the episode.
     """
     env_id = game_id(game)
     env_kwargs = dict(env_kwargs or {})
+    multiplayer = env_id in MULTIPLAYER
+    if not multiplayer and (opponent is not None or num_players is not None):
+        raise ValueError(f"{env_id} is a solitaire: opponent and num_players apply to "
+                         f"{', '.join(sorted(MULTIPLAYER))} only")
+    if opponent is not None:
+        env_kwargs["opponent"] = opponent
+    if num_players is not None:
+        env_kwargs["num_players"] = num_players
     if episodes < 1:
         raise ValueError(f"episodes must be at least 1, got {episodes}")
+    players = None
+    if multiplayer:
+        if "seat" in env_kwargs:
+            raise ValueError("evaluate rotates the agent's seat; do not fix it in env_kwargs")
+        # Build the env once here: it checks the options, and gives the defaults for the report.
+        probe_kwargs = dict(env_kwargs)
+        if isinstance(opponent, str) and opponent not in BUILT_IN_OPPONENTS:
+            probe_kwargs["opponent"] = make_agent(opponent, env_id)
+        probe = gym.make(env_id, **probe_kwargs).unwrapped
+        players = probe.num_players
+        opponent = opponent if opponent is not None else probe.opponents[0]
     workers = workers or os.cpu_count() or 1
-    seeds = [seed + i for i in range(episodes)]
+    runs = [(seed + i, i % players if multiplayer else None) for i in range(episodes)]
     size = max(1, episodes // (workers * 8))
-    chunks = [seeds[i:i + size] for i in range(0, episodes, size)]
+    chunks = [runs[i:i + size] for i in range(0, episodes, size)]
     results = []
     bar = tqdm(total=episodes, desc=f"{_agent_name(agent)} on {env_id}", disable=not progress, unit="ep")
     if workers == 1 or len(chunks) == 1:
@@ -109,9 +161,14 @@ def evaluate(game: str, agent="random", episodes: int = 100, seed: int = 0, work
                 bar.update(futures[future])
     bar.close()
     results.sort()  # by seed, so sums do not depend on which worker finished first
-    _, won, score, length = (np.array(column, dtype=float) for column in zip(*results))
+    _, seat, won, score, length = (np.array(column, dtype=float) for column in zip(*results))
     wins = int(won.sum())
     low, high = wilson_interval(wins, episodes)
+    extras = {}
+    if multiplayer:
+        extras = {"opponent": _agent_name(opponent), "players": players,
+                  "seat_win_rates": [float(won[seat == k].mean()) if (seat == k).any() else 0.0
+                                     for k in range(players)]}
     return EvalResult(game=env_id, agent=_agent_name(agent), episodes=episodes, wins=wins,
                       win_rate=wins / episodes, win_low=low, win_high=high,
-                      mean_score=float(score.mean()), mean_length=float(length.mean()))
+                      mean_score=float(score.mean()), mean_length=float(length.mean()), **extras)

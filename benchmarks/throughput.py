@@ -3,6 +3,10 @@
 Absolute steps per second depend on the machine and its load, so the table reports each
 environment as a ratio to PettingZoo's ``connect_four_v3.env()`` timed in the same run.
 Every loop is the same: pick a uniformly random legal action, step, reset when the episode ends.
+
+Splendor adds its PettingZoo AEC env (agent actions per second of ``splendor_v0.env()`` and
+``raw_env()``, 2 players) beside PettingZoo's ``texas_holdem_v4``, and its single-agent view
+against random opponents (learner steps per second, the opponents' moves played inside each step).
 """
 
 from __future__ import annotations
@@ -80,9 +84,29 @@ def _subjects(games):
     }
     for name in games:
         env_id = GAMES[name][0]
+        if name == "splendor":
+            subjects.update(_splendor_subjects(env_id))
+            continue
         subjects[env_id] = lambda d, s, i=env_id: _time_gym(gym.make(i), d, s, masked=True)
         subjects[env_id + " (unwrapped)"] = lambda d, s, i=env_id: _time_gym(gym.make(i).unwrapped, d, s, masked=True)
     return subjects
+
+
+def _splendor_subjects(env_id: str) -> dict:
+    from pettingzoo.classic import texas_holdem_v4
+
+    from ..envs import splendor_v0
+
+    view = env_id + " (random opponent)"
+    return {
+        "texas_holdem_v4.env()": lambda d, s: _time_aec(texas_holdem_v4.env(), d, s),
+        "texas_holdem_v4.raw_env()": lambda d, s: _time_aec(texas_holdem_v4.raw_env(), d, s),
+        "splendor_v0.env()": lambda d, s: _time_aec(splendor_v0.env(), d, s),
+        "splendor_v0.raw_env()": lambda d, s: _time_aec(splendor_v0.raw_env(), d, s),
+        view: lambda d, s: _time_gym(gym.make(env_id, opponent="random"), d, s, masked=True),
+        view + " (unwrapped)": lambda d, s: _time_gym(gym.make(env_id, opponent="random").unwrapped, d, s,
+                                                      masked=True),
+    }
 
 
 def measure(duration: float = 2.0, repeats: int = 3, games=None, seed: int = 0) -> list[Row]:
