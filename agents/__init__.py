@@ -1,45 +1,78 @@
-"""Agents: anything with ``act(observation, action_mask) -> int`` (plus optional ``reset(seed=...)``).
+"""Agents: anything with ``act(observation, action_mask) -> int``, plus optional ``reset(seed=...)`` and
+``attach(env)`` (called with the env before an episode, by agents that plan on its ``determinize`` clones).
 
 ``make_agent(name, game, seed)`` builds the agents the CLI and the leaderboard know by name.
 """
 
 from __future__ import annotations
 
+from importlib import import_module
+
 from .base import Agent, RandomAgent
 
 AGENTS = {
     "random": "uniform over the legal actions",
-    "greedy": "a heuristic player (Splendor: buy the best card, else take gems for the best target)",
+    "heuristic": "the game's documented heuristic (Splendor's is the greedy player)",
+    "greedy": "Splendor's greedy player (the same as its heuristic)",
+    "search": "flat Monte Carlo over determinized deals, with the heuristic finishing each playout",
+    "ppo:<path>": "a saved MaskablePPO model (tabletop-gym train writes one)",
 }
 
-# The games that have a greedy agent so far (short names); the others get theirs later.
-GREEDY_GAMES = ("splendor",)
+# Each game's heuristic: (module in agents/, class).
+HEURISTICS = {
+    "dungeon_solitaire": ("dungeon_solitaire", "DungeonSolitaireHeuristic"),
+    "royal_assassin": ("royal_assassin", "RoyalAssassinHeuristic"),
+    "dead_center": ("dead_center", "DeadCenterHeuristic"),
+    "one_card_dungeon": ("one_card_dungeon", "OneCardDungeonHeuristic"),
+    "splendor": ("splendor", "GreedyAgent"),
+}
+
+# Playouts per decision of the search agent on each game: enough to beat the heuristic, at a cost
+# the leaderboard can afford (measured: see the README's leaderboard).
+SEARCH_SIMULATIONS = {
+    "dungeon_solitaire": 64,
+    "royal_assassin": 32,
+    "dead_center": 16,
+    "one_card_dungeon": 16,
+    "splendor": 16,
+}
 
 
-def _short_name(game: str | None) -> str | None:
-    if game is None:
-        return None
+def short_name(game: str) -> str:
+    """The short name (``dungeon_solitaire``) of a game given by short name or Gymnasium id."""
     from ..envs import GAMES, game_id
 
     env_id = game_id(game)
-    return next(name for name, (i, _) in GAMES.items() if i == env_id)
+    return next(name for name, (known, _) in GAMES.items() if known == env_id)
+
+
+def heuristic(game: str, seed: int | None = None):
+    module, cls = HEURISTICS[short_name(game)]
+    return getattr(import_module(f".{module}", __name__), cls)(seed=seed)
 
 
 def make_agent(name: str, game: str | None = None, seed: int | None = None) -> Agent:
     """An agent by name (see ``AGENTS``) for a game (short name or Gymnasium id)."""
-    key = name.strip().lower()
-    if key == "random":
+    key = name.strip()
+    lowered = key.lower()
+    if lowered == "random":
         return RandomAgent(seed)
-    if key == "greedy":
-        if game is None:
-            raise ValueError(f"the greedy agent depends on the game; it plays: {', '.join(GREEDY_GAMES)}")
-        if _short_name(game) == "splendor":
-            from .splendor import GreedyAgent
+    if lowered.startswith("ppo:"):
+        from .ppo import PPOAgent
 
-            return GreedyAgent(seed)
-        raise ValueError(f"there is no greedy agent for {game!r} yet; "
-                         f"greedy plays: {', '.join(GREEDY_GAMES)}")
-    raise ValueError(f"unknown agent {name!r}; the agents are: {', '.join(AGENTS)}")
+        return PPOAgent(key[4:], seed=seed)
+    if lowered not in AGENTS:
+        raise ValueError(f"unknown agent {name!r}; the agents are: {', '.join(AGENTS)}")
+    if game is None:
+        raise ValueError(f"the {lowered} agent depends on the game: name one")
+    game = short_name(game)
+    if lowered == "greedy" and game != "splendor":
+        raise ValueError(f"the greedy agent plays splendor only; {game} has the 'heuristic' agent")
+    if lowered in ("heuristic", "greedy"):
+        return heuristic(game, seed)
+    from .search import SearchAgent
+
+    return SearchAgent(simulations=SEARCH_SIMULATIONS[game], rollout=heuristic(game), seed=seed)
 
 
-__all__ = ["Agent", "RandomAgent", "AGENTS", "make_agent"]
+__all__ = ["Agent", "RandomAgent", "AGENTS", "HEURISTICS", "make_agent", "heuristic", "short_name"]

@@ -1,4 +1,4 @@
-"""The ``tabletop-gym`` command: list, play, eval, bench."""
+"""The ``tabletop-gym`` command: list, play, eval, leaderboard, bench, train."""
 
 from __future__ import annotations
 
@@ -101,6 +101,29 @@ def cmd_bench(args) -> None:
     throughput(duration=args.duration, repeats=args.repeats, games=games, out=args.out)
 
 
+def cmd_leaderboard(args) -> None:
+    from .leaderboard import main as leaderboard
+
+    games = [g.strip().lower().replace("-", "_") for g in args.games.split(",")] if args.games else None
+    agents = [a.strip() for a in args.agents.split(",")]
+    ppo = dict(item.split("=", 1) for item in args.ppo.split(",")) if args.ppo else None
+    leaderboard(episodes=args.episodes, seed=args.seed, workers=args.workers, games=games, agents=agents,
+                out=args.out, png=args.png, ppo_models=ppo, progress=not args.quiet)
+
+
+def cmd_train(args) -> None:
+    from .train import train
+
+    result = train(args.game, timesteps=args.timesteps, seed=args.seed, n_envs=args.envs, out=args.out,
+                   eval_episodes=args.eval_episodes, workers=args.workers, progress=not args.quiet,
+                   env_kwargs=_table_options(args, game_id(args.game)))
+    print(f"model: {result.model_path}\nlearning curve: {result.curve_path}")
+    evaluation = result.evaluation
+    print(f"final evaluation: win rate {100 * evaluation['win_rate']:.2f}% "
+          f"(95% CI {100 * evaluation['win_low']:.2f}-{100 * evaluation['win_high']:.2f}%), "
+          f"mean score {evaluation['mean_score']:.2f} over {evaluation['episodes']} episodes")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="tabletop-gym", description="Tabletop games as RL environments.")
     commands = parser.add_subparsers(dest="command", required=True)
@@ -127,6 +150,31 @@ def build_parser() -> argparse.ArgumentParser:
                             help="splendor: the agent at the other seats (default greedy); seats rotate")
     evaluation.add_argument("--players", type=int, default=None, help="splendor: 2, 3 or 4 players (default 2)")
     evaluation.set_defaults(run=cmd_eval)
+
+    board = commands.add_parser("leaderboard", help="every agent on every game: markdown table and chart")
+    board.add_argument("--episodes", type=int, default=100, help="episodes per row")
+    board.add_argument("--seed", type=int, default=0)
+    board.add_argument("--workers", type=int, default=None)
+    board.add_argument("--games", default=None, help="comma-separated short names (default: all)")
+    board.add_argument("--agents", default="random,heuristic,search", help="comma-separated agent names")
+    board.add_argument("--ppo", default=None, help="game=model.zip pairs (comma-separated) to add as 'ppo' rows")
+    board.add_argument("--out", default="leaderboard.md")
+    board.add_argument("--png", default="leaderboard.png")
+    board.add_argument("--quiet", action="store_true", help="no progress bars")
+    board.set_defaults(run=cmd_leaderboard)
+
+    training = commands.add_parser("train", help="train MaskablePPO on a game (needs the rl extra)")
+    training.add_argument("game")
+    training.add_argument("--timesteps", type=int, default=100_000)
+    training.add_argument("--seed", type=int, default=0)
+    training.add_argument("--envs", type=int, default=4, help="parallel training envs")
+    training.add_argument("--out", default=None, help="output folder (default runs/<Game>-v0)")
+    training.add_argument("--eval-episodes", type=int, default=500)
+    training.add_argument("--workers", type=int, default=None)
+    training.add_argument("--opponent", default=None, help="splendor: the opponent to train against")
+    training.add_argument("--players", type=int, default=None, help="splendor: 2, 3 or 4 players")
+    training.add_argument("--quiet", action="store_true", help="no progress bar")
+    training.set_defaults(run=cmd_train)
 
     bench = commands.add_parser("bench", help="random-play throughput against reference environments")
     bench.add_argument("--games", default=None, help="comma-separated short names (default: all)")

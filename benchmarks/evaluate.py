@@ -36,7 +36,10 @@ def wilson_interval(wins: int, episodes: int, z: float = Z_95) -> tuple[float, f
     denominator = 1 + z * z / episodes
     centre = (p + z * z / (2 * episodes)) / denominator
     half = z * math.sqrt(p * (1 - p) / episodes + z * z / (4 * episodes * episodes)) / denominator
-    return max(0.0, centre - half), min(1.0, centre + half)
+    # At 0 or all wins the bound is exactly 0 or 1; the formula leaves rounding noise there.
+    low = 0.0 if wins == 0 else max(0.0, centre - half)
+    high = 1.0 if wins == episodes else min(1.0, centre + half)
+    return low, high
 
 
 @dataclass
@@ -75,6 +78,8 @@ class EvalResult:
 
 def play_episode(env: gym.Env, agent, seed: int) -> tuple[bool, float, int]:
     """One episode from ``reset(seed=seed)``; returns (won, score, steps taken by the agent)."""
+    if hasattr(agent, "attach"):
+        agent.attach(env)
     if hasattr(agent, "reset"):
         agent.reset(seed=seed)
     observation, info = env.reset(seed=seed)

@@ -1,0 +1,213 @@
+"""The One Card Dungeon heuristic: only legal actions, reproducible, and the documented choices."""
+
+import gymnasium as gym
+import numpy as np
+import pytest
+
+from tabletop_gym.agents.one_card_dungeon import OneCardDungeonHeuristic
+from tabletop_gym.envs.one_card_dungeon import rules
+
+ENV_ID = "Tabletop/OneCardDungeon-v0"
+
+
+def start(rolls=(), level=1, **kwargs):
+    env = gym.make(ENV_ID, skip_forced=False, illegal_action="raise", **kwargs).unwrapped
+    env.reset(seed=0, options={"rolls": list(rolls), "level": level})
+    return env
+
+
+def place(env, adventurer=None, monsters=None, hp=None, **fields):
+    """Set the table by hand: the adventurer's tile, each monster slot's tile (None = dead) and health,
+    and any skill or counter of the state."""
+    saved = env.get_state()
+    s = saved["game"]
+    if adventurer is not None:
+        s.pos = rules.tile(*adventurer)
+    if monsters is not None:
+        s.monster_pos[:] = -1
+        s.monster_hp[:] = 0
+        for k, where in enumerate(monsters):
+            if where is not None:
+                s.monster_pos[k] = rules.tile(*where)
+                s.monster_hp[k] = rules.LEVEL_MONSTER[s.level].hp if hp is None else hp[k]
+    for name, value in fields.items():
+        assert hasattr(s, name), name
+        setattr(s, name, value)
+    env.set_state(saved)
+
+
+def choose(agent, env) -> str:
+    """The agent's choice on the env's table, by name, checked legal."""
+    action = agent.act(rules.observe(env.state), env.action_masks().astype(np.int8))
+    assert env.action_masks()[action]
+    return rules.ACTION_NAMES[action]
+
+
+def play_turn(agent, env) -> list[str]:
+    """Let the agent play from now until the dice of the next turn wait (or the level or game ends)."""
+    names = []
+    while True:
+        name = choose(agent, env)
+        names.append(name)
+        env.step(rules.ACTION_NAMES.index(name))
+        if env.state.phase != rules.ACT:
+            return names
+
+
+# ---------------------------------------------------------------- legal and reproducible
+
+@pytest.mark.parametrize("skip_forced", [True, False])
+def test_the_agent_only_chooses_legal_actions(skip_forced):
+    # Short games (a few turns) from every level, so that every kind of table and the level-up come up;
+    # an illegal action would raise.
+    env = gym.make(ENV_ID, skip_forced=skip_forced, illegal_action="raise", max_turns=6)
+    agent = OneCardDungeonHeuristic()
+    phases, results = set(), set()
+    for seed in range(48):
+        agent.reset(seed=seed)
+        observation, info = env.reset(seed=seed, options={"level": seed % 12 + 1})
+        done = False
+        while not done:
+            mask = info["action_mask"]
+            action = agent.act(observation, mask)
+            assert mask[action], (seed, rules.ACTION_NAMES[action])
+            phases.add(env.unwrapped.state.phase)
+            observation, _, terminated, truncated, info = env.step(action)
+            done = terminated or truncated
+        results.add(info["result"])
+    assert phases == {rules.ASSIGN, rules.ACT, rules.LEVEL_UP}
+    assert {"lost", "truncated"} <= results
+
+
+def test_the_agent_plays_whole_games_legally_in_the_default_mode():
+    env = gym.make(ENV_ID)  # an illegal action would forfeit
+    agent = OneCardDungeonHeuristic()
+    for seed in range(3):
+        agent.reset(seed=seed)
+        observation, info = env.reset(seed=seed)
+        done = False
+        while not done:
+            observation, _, terminated, truncated, info = env.step(agent.act(observation, info["action_mask"]))
+            done = terminated or truncated
+        assert info["result"] in ("won", "lost", "truncated")
+        assert "illegal_action" not in info
+
+
+def _actions(agent, seed, steps=120):
+    env = gym.make(ENV_ID)
+    agent.reset(seed=seed)
+    observation, info = env.reset(seed=seed, options={"level": 1 + seed % 12})
+    actions = []
+    for _ in range(steps):
+        action = agent.act(observation, info["action_mask"])
+        actions.append(action)
+        observation, _, terminated, truncated, info = env.step(action)
+        if terminated or truncated:
+            break
+    return actions
+
+
+def test_the_agent_is_reproducible_from_its_seed():
+    for seed in (0, 7):
+        first = _actions(OneCardDungeonHeuristic(seed=seed), seed)
+        again = _actions(OneCardDungeonHeuristic(seed=seed), seed)
+        assert first == again
+    # A used agent reset with a seed plays as a fresh one.
+    agent = OneCardDungeonHeuristic(seed=1)
+    _actions(agent, 3)
+    assert _actions(agent, 5) == _actions(OneCardDungeonHeuristic(seed=5), 5)
+
+
+# ---------------------------------------------------------------- the documented choices
+
+def test_the_high_die_goes_to_attack_for_the_last_blow():
+    # Level 1: one spider left with 1 health, orthogonally next to the adventurer. Dice 6 1 1: only the
+    # 6 on Attack pays the spider's Defense 4, and the blow clears the level.
+    env = start(rolls=[6, 1, 1])
+    place(env, adventurer=(4, 0), monsters=[(4, 1), None], hp=[1, 0])
+    agent = OneCardDungeonHeuristic()
+    assert choose(agent, env) == "assign_MHL"
+    env.step(rules.ACTION_NAMES.index("assign_MHL"))
+    assert play_turn(agent, env) == ["attack_0"]
+    assert env.state.phase == rules.LEVEL_UP
+
+
+def test_a_kill_comes_before_a_wound():
+    # Level 1: two spiders next to the adventurer, one with 1 health and one with 2; dice 4 4 1: a 4 on
+    # Attack pays one blow (1 + 4 >= Defense 4), the other 4 on Defense. The blow kills the wounded
+    # spider (one striker less: 4 // 5 = no damage) rather than wound the other (8 // 5 = 1).
+    env = start(rolls=[4, 4, 1])
+    place(env, adventurer=(4, 1), monsters=[(4, 0), (4, 2)], hp=[2, 1])
+    agent = OneCardDungeonHeuristic()
+    name = choose(agent, env)
+    env.step(rules.ACTION_NAMES.index(name))
+    assert env.state.attack_left == 5
+    assert "attack_1" in play_turn(agent, env)
+    assert env.state.monster_pos[1] == -1 and env.state.monster_hp.tolist() == [2, 0, 0, 0]
+
+
+def test_defense_takes_the_high_die_when_no_blow_or_step_is_possible():
+    # Level 3: the adventurer in its corner, an ogre on each open side (the diagonal is a wall): no
+    # step is possible and the 5 does not pay an ogre's Defense 7 (Attack 1). The 5 goes to Defense:
+    # 14 // 6 = 2 damage instead of 14 // 4 = 3.
+    env = start(rolls=[5, 3, 1], level=3)
+    place(env, adventurer=(4, 0), monsters=[(3, 0), (4, 1)])
+    agent = OneCardDungeonHeuristic()
+    name = choose(agent, env)
+    assert name in ("assign_MLH", "assign_LMH")
+    env.step(rules.ACTION_NAMES.index(name))
+    assert play_turn(agent, env) == ["end_turn"]
+    assert env.state.health == 4
+
+
+def test_hit_and_run_against_a_slow_ogre():
+    # Level 3, one ogre (Speed 3, Range 2) orthogonally next to the adventurer; dice 6 6 1: a 6 on Attack
+    # pays the blow (1 + 6 = Defense 7) and a 6 on Speed carries the adventurer out of the ogre's reach
+    # after striking, so the blow costs no health.
+    env = start(rolls=[6, 6, 1], level=3)
+    place(env, adventurer=(2, 2), monsters=[(2, 3), None], hp=[5, 0])
+    agent = OneCardDungeonHeuristic()
+    name = choose(agent, env)
+    env.step(rules.ACTION_NAMES.index(name))
+    assert env.state.speed_left == 7 and env.state.attack_left == 7
+    names = play_turn(agent, env)
+    assert "attack_0" in names and names[-1] == "end_turn"
+    assert names.index("attack_0") < len(names) - 2  # a step after the blow
+    assert env.state.monster_hp[0] == 4 and env.state.health == 6
+
+
+def test_no_lethal_plan_while_a_safe_one_exists():
+    # Level 2, Health 1, dice 6 2 1, skeletons (Attack 5) at r0c4 and r3c2. Ending the turn where it
+    # stands is fatal whatever the assignment; the one way out is the 6 on Defense (Defense 7) and the
+    # step to r4c3, where only one skeleton gets a sight line: 5 // 7 = no damage.
+    env = start(rolls=[6, 2, 1], level=2)
+    place(env, adventurer=(4, 4), monsters=[(0, 4), (3, 2)], health=1)
+    agent = OneCardDungeonHeuristic()
+    name = choose(agent, env)
+    assert name in ("assign_MLH", "assign_LMH")
+    env.step(rules.ACTION_NAMES.index(name))
+    assert play_turn(agent, env) == ["move_r4c3", "end_turn"]
+    assert env.state.health == 1 and env.state.phase == rules.ASSIGN
+
+
+@pytest.mark.parametrize("health, expected", [(3, "heal"), (1, "heal"), (4, "upgrade_attack"), (6, "upgrade_attack")])
+def test_level_up_heals_when_low_else_raises_attack_first(health, expected):
+    env = start(rolls=[6, 1, 1])
+    place(env, adventurer=(4, 0), monsters=[(4, 1), None], hp=[1, 0], health=health)
+    env.step(rules.ACTION_NAMES.index("assign_MHL"))
+    env.step(rules.ACTION_NAMES.index("attack_0"))
+    assert env.state.phase == rules.LEVEL_UP
+    assert choose(OneCardDungeonHeuristic(), env) == expected
+
+
+def test_level_up_follows_the_upgrade_order_and_skips_capped_skills():
+    agent = OneCardDungeonHeuristic(upgrade_order=("attack", "defense", "range"))
+    env = start(rolls=[6, 1, 1])
+    place(env, adventurer=(4, 0), monsters=[(4, 1), None], hp=[1, 0], attack=2)
+    env.step(rules.ACTION_NAMES.index("assign_MHL"))
+    env.step(rules.ACTION_NAMES.index("attack_0"))
+    assert choose(agent, env) == "upgrade_defense"  # Attack already has its first upgrade
+    place(env, attack=2, defense=2)
+    assert choose(agent, env) == "upgrade_range"
+    place(env, attack=6, defense=6, range=6)  # the order done and capped: the remaining skill
+    assert choose(agent, env) == "upgrade_speed"

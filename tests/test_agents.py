@@ -1,0 +1,94 @@
+"""Every agent on every game: legal choices only, reproducible from its seed; the search agent never
+uses what the player has not seen."""
+
+import gymnasium as gym
+import numpy as np
+import pytest
+
+from tabletop_gym.agents import AGENTS, heuristic, make_agent
+from tabletop_gym.agents.search import SearchAgent
+from tabletop_gym.envs import GAMES
+
+NAMES = list(GAMES)
+
+
+def small_search(game, seed=None):
+    """A search agent on a tiny budget (short playouts too), so that the tests stay quick."""
+    return SearchAgent(simulations=3, rollout=heuristic(game), seed=seed, max_rollout_steps=15)
+
+
+def agents_for(game, seed):
+    return {"random": make_agent("random", game, seed), "heuristic": make_agent("heuristic", game, seed),
+            "search": small_search(game, seed)}
+
+
+def play(env, agent, seed, max_steps=400):
+    """The actions an agent takes from reset(seed), checking each is legal."""
+    if hasattr(agent, "attach"):
+        agent.attach(env)
+    agent.reset(seed=seed)
+    obs, info = env.reset(seed=seed)
+    actions = []
+    for _ in range(max_steps):
+        action = agent.act(obs, info["action_mask"])
+        assert info["action_mask"][action], (type(agent).__name__, env.unwrapped.action_names[action])
+        actions.append(action)
+        obs, _, terminated, truncated, info = env.step(action)
+        if terminated or truncated:
+            break
+    return actions
+
+
+@pytest.mark.parametrize("game", NAMES)
+def test_agents_choose_only_legal_actions(game):
+    env = gym.make(GAMES[game][0], illegal_action="raise")
+    for kind, agent in agents_for(game, 0).items():
+        for seed in range(2 if kind == "search" else 30):
+            play(env, agent, seed, max_steps=15 if kind == "search" else 400)
+
+
+@pytest.mark.parametrize("game", NAMES)
+def test_agents_are_reproducible_from_their_seed(game):
+    env = gym.make(GAMES[game][0])
+    for kind in ("random", "heuristic", "search"):
+        runs = [play(env, agents_for(game, 5)[kind], seed=3, max_steps=12) for _ in range(2)]
+        assert runs[0] == runs[1], kind
+
+
+@pytest.mark.parametrize("game", NAMES)
+def test_search_sees_only_what_the_player_sees(game):
+    """Two worlds that look the same to the player (the hidden cards or dice differ) get the same choices."""
+    env = gym.make(GAMES[game][0]).unwrapped
+    rng = np.random.default_rng(0)
+    checked = 0
+    for seed in range(4):
+        obs, info = env.reset(seed=seed)
+        for _ in range(int(rng.integers(0, 5))):
+            obs, _, terminated, truncated, info = env.step(int(rng.choice(np.flatnonzero(info["action_mask"]))))
+            if terminated or truncated:
+                obs, info = env.reset(seed=seed + 100)
+        twin = env.determinize(np.random.default_rng(seed + 1000))
+        twin_obs = twin.rules.observe(twin.state) if hasattr(twin, "rules") else None
+        assert twin_obs is None or np.array_equal(twin_obs, obs)
+        assert not twin.get_state()["game"].equals(env.get_state()["game"])  # the hidden part differs
+        choices = []
+        for world in (env, twin):
+            agent = small_search(game)
+            agent.attach(world)
+            agent.reset(seed=seed)
+            choices.append([agent.act(obs, info["action_mask"]) for _ in range(2)])
+        assert choices[0] == choices[1]
+        checked += 1
+    assert checked == 4
+
+
+def test_unknown_agent_and_game_mismatches_are_clear_errors():
+    with pytest.raises(ValueError, match="unknown agent"):
+        make_agent("alphazero", "dungeon_solitaire")
+    with pytest.raises(ValueError, match="plays splendor only"):
+        make_agent("greedy", "dead_center")
+    with pytest.raises(ValueError, match="name one"):
+        make_agent("heuristic")
+    with pytest.raises(ValueError, match="no saved model"):
+        make_agent("ppo:/nonexistent/model.zip", "dead_center")
+    assert {"random", "heuristic", "search"} <= set(AGENTS)

@@ -1,0 +1,61 @@
+"""The leaderboard and MaskablePPO training, on tiny budgets: well-formed outputs, agents that play."""
+
+import json
+
+import gymnasium as gym
+import numpy as np
+
+from tabletop_gym.agents import make_agent
+from tabletop_gym.benchmarks import cli, leaderboard
+from tabletop_gym.benchmarks.train import learning_curve, train
+
+
+def test_leaderboard_writes_a_table_and_a_chart(tmp_path):
+    out, png = tmp_path / "board.md", tmp_path / "board.png"
+    table = leaderboard.main(episodes=3, seed=0, workers=1, games=["dungeon_solitaire", "splendor"],
+                             agents=("random", "heuristic"), out=str(out), png=str(png), progress=False)
+    rows = [line for line in out.read_text().splitlines() if line.startswith("| ") and "---" not in line][1:]
+    # two solitaire rows, and each Splendor agent against each scripted opponent
+    assert len(rows) == 2 + 2 * 2 and table == out.read_text()
+    assert all(len(row.split("|")) == 9 for row in rows)
+    assert "| DungeonSolitaire-v0 | heuristic | - |" in table and "| Splendor-v0 | heuristic | greedy |" in table
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_leaderboard_is_reproducible():
+    first = leaderboard.run(episodes=4, seed=1, workers=1, games=["royal_assassin"], progress=False)
+    second = leaderboard.run(episodes=4, seed=1, workers=2, games=["royal_assassin"], progress=False)
+    assert [r.as_dict() for r in first] == [r.as_dict() for r in second]
+    assert [r.agent for r in first] == ["random", "heuristic", "search"]
+
+
+def test_learning_curve_windows():
+    episodes = [(10 * i, i % 2 == 0, 0.0) for i in range(1, 101)]
+    curve = learning_curve(episodes, points=10)
+    assert len(curve) == 10 and curve[-1][0] == 1000 and all(rate == 0.5 for _, rate in curve)
+
+
+def test_train_saves_a_model_a_curve_and_an_evaluation(tmp_path):
+    result = train("dungeon_solitaire", timesteps=512, n_envs=2, out=str(tmp_path), eval_episodes=10, workers=1,
+                   progress=False)
+    assert (tmp_path / "model.zip").exists() and (tmp_path / "learning_curve.png").exists()
+    record = json.loads((tmp_path / "result.json").read_text())
+    assert record["evaluation"]["episodes"] == 10 and record["timesteps"] == 512
+    agent = make_agent(f"ppo:{tmp_path / 'model.zip'}", "dungeon_solitaire")
+    env = gym.make("Tabletop/DungeonSolitaire-v0", illegal_action="raise")
+    obs, info = env.reset(seed=0)
+    for _ in range(30):
+        obs, _, terminated, truncated, info = env.step(agent.act(obs, info["action_mask"]))
+        if terminated or truncated:
+            obs, info = env.reset()
+    assert np.isfinite(result.evaluation["mean_score"])
+
+
+def test_cli_train_and_leaderboard_commands(tmp_path, capsys):
+    assert cli.main(["train", "royal_assassin", "--timesteps", "256", "--envs", "1", "--eval-episodes", "4",
+                     "--workers", "1", "--quiet", "--out", str(tmp_path / "run")]) == 0
+    assert "final evaluation: win rate" in capsys.readouterr().out
+    assert cli.main(["leaderboard", "--episodes", "2", "--games", "royal_assassin", "--agents", "random,ppo",
+                     "--ppo", f"royal_assassin={tmp_path / 'run' / 'model.zip'}", "--workers", "1", "--quiet",
+                     "--out", str(tmp_path / "b.md"), "--png", str(tmp_path / "b.png")]) == 0
+    assert "| RoyalAssassin-v0 | ppo | - |" in (tmp_path / "b.md").read_text()
