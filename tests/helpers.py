@@ -22,6 +22,19 @@ def act(env: gym.Env, name: str):
     return env.step(names.index(name))
 
 
+def play(env: gym.Env, *names: str):
+    """Take the named actions in turn; the last step's result."""
+    result = None
+    for name in names:
+        result = act(env, name)
+    return result
+
+
+def table(env: gym.Env) -> dict:
+    """The public table: ``describe()``."""
+    return env.unwrapped.describe()
+
+
 def legal(env: gym.Env) -> set[str]:
     names = env.unwrapped.action_names
     return {names[i] for i in np.flatnonzero(env.unwrapped.action_masks())}

@@ -1,7 +1,6 @@
 """The Dungeon Solitaire heuristic: legal, reproducible, and the documented choices."""
 
 import gymnasium as gym
-import numpy as np
 import pytest
 from helpers import legal, stacked
 

@@ -5,7 +5,7 @@ import re
 import gymnasium as gym
 import numpy as np
 import pytest
-from helpers import act, legal
+from helpers import act, legal, play, table
 
 from tabletop_gym.envs.core.cards import card_code, parse_card
 from tabletop_gym.envs.dead_center import rules
@@ -40,17 +40,6 @@ def start(deck, skip_forced=False, **kwargs):
     env = gym.make(ENV_ID, skip_forced=skip_forced, illegal_action="raise", **kwargs).unwrapped
     env.reset(options={"deck": deck})
     return env
-
-
-def play(env, *names):
-    result = None
-    for name in names:
-        result = act(env, name)
-    return result
-
-
-def table(env):
-    return env.describe()
 
 
 # ------------------------------------------------------------------ the book's worked example

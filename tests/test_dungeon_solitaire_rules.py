@@ -4,7 +4,7 @@ import re
 
 import gymnasium as gym
 import pytest
-from helpers import act, legal, stacked
+from helpers import act, legal, play, stacked, table
 
 from tabletop_gym.envs.core.cards import card_code
 from tabletop_gym.envs.dungeon_solitaire import rules
@@ -19,17 +19,6 @@ def start(prefix, skip_forced=False, **kwargs):
                    **kwargs).unwrapped
     env.reset(options={"deck": stacked(prefix, ALL)})
     return env
-
-
-def play(env, *names):
-    result = None
-    for name in names:
-        result = act(env, name)
-    return result
-
-
-def table(env):
-    return env.describe()
 
 
 # ------------------------------------------------------------------ cards and setup

@@ -14,7 +14,7 @@ from pathlib import Path
 import gymnasium as gym
 import numpy as np
 import pytest
-from helpers import act, legal
+from helpers import act, legal, play, table
 
 from tabletop_gym.envs.one_card_dungeon import levels, rules
 
@@ -46,17 +46,6 @@ def place(env, adventurer=None, monsters=None, hp=None, **skills):
         assert hasattr(s, name), name
         setattr(s, name, value)
     env.set_state(saved)
-
-
-def play(env, *names):
-    result = None
-    for name in names:
-        result = act(env, name)
-    return result
-
-
-def table(env):
-    return env.describe()
 
 
 def monster_tiles(env):

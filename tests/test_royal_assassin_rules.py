@@ -10,7 +10,7 @@ import re
 import gymnasium as gym
 import numpy as np
 import pytest
-from helpers import act, legal, stacked
+from helpers import act, legal, play, stacked, table
 
 from tabletop_gym.envs.core.cards import card_code
 from tabletop_gym.envs.royal_assassin import rules
@@ -25,17 +25,6 @@ def start(prefix, skip_forced=False, **kwargs):
     env = gym.make(ENV_ID, skip_forced=skip_forced, illegal_action="raise", **kwargs).unwrapped
     env.reset(options={"deck": stacked(prefix, ALL)})
     return env
-
-
-def play(env, *names):
-    result = None
-    for name in names:
-        result = act(env, name)
-    return result
-
-
-def table(env):
-    return env.describe()
 
 
 def field(env, name):

@@ -54,8 +54,6 @@ def test_max_cycles_test_does_not_apply_and_max_rounds_truncates_instead():
     """pettingzoo.test.max_cycles_test samples unmasked actions for every agent, which in a game with
     masked actions ends the game by an illegal move at once (PettingZoo's classic games do not run it).
     Its property holds for max_rounds: after exactly that many rounds every agent is truncated."""
-    from pettingzoo.test import max_cycles_test  # noqa: F401  (exists; not applicable, see above)
-
     rng = np.random.default_rng(0)
     for num_players in PLAYERS:
         env = splendor_v0.env(num_players=num_players, max_rounds=4)
