@@ -174,26 +174,33 @@ def _torch_goes_out(s: State, ace: int) -> None:
 
 # ---------------------------------------------------------------- a turn
 
+def _reveal(s: State) -> int:
+    """Turn the top card and put it where the rules send it: an ace goes out as a torch, a jack to the
+    hand, anything else into the turn. Returns the card, or -1 if the game ended."""
+    c = _draw(s)
+    if c < 0:
+        return -1
+    rank = RANK[c]
+    if rank == ACE:
+        _torch_goes_out(s, c)
+    elif rank == JACK:
+        _move(s, c, HAND)
+    else:
+        _move(s, c, TURN)
+    return c if s.stage != OVER else -1
+
+
 def _start_turn(s: State) -> None:
     """Reveal cards until the turn's encounter (the first 2-10 of spades, diamonds or clubs)."""
     s.step = ENCOUNTER
     favor = False
-    while s.stage != OVER:
-        c = _draw(s)
+    while True:
+        c = _reveal(s)
         if c < 0:
             return
-        rank = RANK[c]
-        if rank == ACE:
-            _torch_goes_out(s, c)
-        elif rank == JACK:
-            _move(s, c, HAND)
-        elif rank == QUEEN:
-            _move(s, c, TURN)
+        if RANK[c] == QUEEN:
             favor = True
-        elif rank == KING or c == JOKER:
-            _move(s, c, TURN)
-        else:
-            _move(s, c, TURN)
+        elif is_encounter_card(c):
             s.encounter = c
             if favor:
                 _end_turn(s, won=True)
@@ -202,22 +209,13 @@ def _start_turn(s: State) -> None:
 
 def _reveal_in_encounter(s: State) -> None:
     """The player reveals one card against the showing encounter."""
-    c = _draw(s)
+    c = _reveal(s)
     if c < 0:
         return
-    rank = RANK[c]
-    if rank == ACE:
-        _torch_goes_out(s, c)
-    elif rank == JACK:
-        _move(s, c, HAND)
-    elif rank == QUEEN:
-        _move(s, c, TURN)
+    if RANK[c] == QUEEN:
         _end_turn(s, won=True)
-    elif rank == KING or c == JOKER:
-        _move(s, c, TURN)
-    else:
-        _move(s, c, TURN)
-        _action_card(s, int(rank))
+    elif is_encounter_card(c):
+        _action_card(s, int(RANK[c]))
 
 
 def _action_card(s: State, value: int) -> None:
