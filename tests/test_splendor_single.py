@@ -246,7 +246,7 @@ def test_greedy_agent_takes_an_aec_observation_dict_and_refuses_an_empty_mask():
 def test_make_agent_greedy_is_splendors_and_refused_for_other_games():
     assert isinstance(make_agent("greedy", "splendor"), GreedyAgent)
     assert isinstance(make_agent("greedy", "Tabletop/Splendor-v0"), GreedyAgent)
-    with pytest.raises(ValueError, match="there is no greedy agent for 'dungeon_solitaire' yet"):
+    with pytest.raises(ValueError, match="the greedy agent plays splendor only; dungeon_solitaire has the 'heuristic' agent"):
         make_agent("greedy", "dungeon_solitaire")
     with pytest.raises(ValueError, match="the greedy agent depends on the game"):
         make_agent("greedy")
