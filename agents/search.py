@@ -33,6 +33,7 @@ class SearchAgent:
     value, so that among actions that win equally often the one that scores more is preferred.
     ``margin`` (in standard errors of the paired difference) is how much better than the rollout
     policy's own choice another action must look to be preferred.
+    ``max_rollout_steps`` cuts long playouts; a cut playout is valued by the score as it stands.
     Call ``attach(env)`` with the env the agent plays in before the episode (``evaluate`` does).
     """
 
@@ -95,4 +96,6 @@ class SearchAgent:
             observation, reward, terminated, truncated, info = world.step(choice)
             total += reward
             steps += 1
+        if not (terminated or truncated):
+            info = world.outcome()  # cut short: the score as it stands
         return outcome_value(info, total, self.score_weight)

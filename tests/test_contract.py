@@ -74,7 +74,11 @@ def test_spaces_names_and_masks(env_id):
         if terminated or truncated:
             assert not info["action_mask"].any()
             assert {"won", "score"} <= set(info) and type(info["won"]) is bool
+            assert env.unwrapped.outcome() == {k: v for k, v in info.items() if k not in ("action_mask",
+                                                                                          "opponent_moves")}
             obs, info = env.reset()
+        else:
+            assert {"won", "score"} <= set(env.unwrapped.outcome()) and not env.unwrapped.outcome()["won"]
 
 
 @pytest.mark.parametrize("env_id", GAME_IDS)

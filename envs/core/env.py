@@ -169,6 +169,12 @@ class TabletopEnv(gym.Env):
             raise gym.error.ResetNeeded("call reset() before describe()")
         return self.rules.describe(self.state)
 
+    def outcome(self) -> dict:
+        """The game's result as it stands (``won``, ``score`` and the game's extras), also mid-game."""
+        if self.state is None:
+            raise gym.error.ResetNeeded("call reset() before outcome()")
+        return self.rules.outcome(self.state)
+
     def clone(self):
         """An independent copy of this env, its game and its random generator (for search)."""
         other = copy.copy(self)
