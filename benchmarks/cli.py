@@ -108,7 +108,8 @@ def cmd_leaderboard(args) -> None:
     agents = [a.strip() for a in args.agents.split(",")]
     ppo = dict(item.split("=", 1) for item in args.ppo.split(",")) if args.ppo else None
     leaderboard(episodes=args.episodes, seed=args.seed, workers=args.workers, games=games, agents=agents,
-                out=args.out, png=args.png, ppo_models=ppo, progress=not args.quiet)
+                out=args.out, png=args.png, ppo_models=ppo, progress=not args.quiet,
+                search_episodes=args.search_episodes)
 
 
 def cmd_train(args) -> None:
@@ -153,6 +154,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     board = commands.add_parser("leaderboard", help="every agent on every game: markdown table and chart")
     board.add_argument("--episodes", type=int, default=100, help="episodes per row")
+    board.add_argument("--search-episodes", type=int, default=10,
+                       help="episodes of the (much slower) search agent's rows")
     board.add_argument("--seed", type=int, default=0)
     board.add_argument("--workers", type=int, default=None)
     board.add_argument("--games", default=None, help="comma-separated short names (default: all)")

@@ -24,8 +24,13 @@ def _agent(name: str, game: str, ppo_models: dict):
 
 
 def run(episodes: int = 100, seed: int = 0, workers: int | None = None, games=None, agents=AGENT_ORDER,
-        ppo_models: dict | None = None, progress: bool = True) -> list[EvalResult]:
-    """Evaluate each agent on each game; ``ppo_models`` maps games to saved models to include as "ppo"."""
+        ppo_models: dict | None = None, progress: bool = True, search_episodes: int | None = None
+        ) -> list[EvalResult]:
+    """Evaluate each agent on each game; ``ppo_models`` maps games to saved models to include as "ppo".
+
+    The search agent, far slower than the others, plays ``search_episodes`` (default ``episodes``): the
+    first deals of the same sequence.
+    """
     ppo_models = dict(ppo_models or {})
     results = []
     for game in games or GAMES:
@@ -35,24 +40,26 @@ def run(episodes: int = 100, seed: int = 0, workers: int | None = None, games=No
             agent = _agent(name, game, ppo_models)
             opponents = SPLENDOR_OPPONENTS if game == "splendor" else (None,)
             for opponent in opponents:
-                result = evaluate(game, agent, episodes=episodes, seed=seed, workers=workers, progress=progress,
+                count = search_episodes if name == "search" and search_episodes else episodes
+                result = evaluate(game, agent, episodes=count, seed=seed, workers=workers, progress=progress,
                                   opponent=opponent)
                 result.agent = name
                 results.append(result)
     return results
 
 
-def markdown(results: list[EvalResult], episodes: int, seed: int) -> str:
+def markdown(results: list[EvalResult], seed: int) -> str:
     lines = [
-        f"Win rate with its Wilson 95% interval, mean score and mean episode length (agent decisions) over "
-        f"{episodes} episodes per row, deals from seed {seed}.",
+        f"Win rate with its Wilson 95% interval, mean score and mean episode length (agent decisions); episode i "
+        f"of every row is dealt from seed {seed} + i.",
         "",
-        "| game | agent | opponent | win rate | 95% interval | mean score | mean length |",
-        "| --- | --- | --- | ---: | ---: | ---: | ---: |",
+        "| game | agent | opponent | episodes | win rate | 95% interval | mean score | mean length |",
+        "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: |",
     ]
     for r in results:
-        lines.append(f"| {r.game.split('/')[-1]} | {r.agent} | {r.opponent or '-'} | {100 * r.win_rate:.1f}% "
-                     f"| {100 * r.win_low:.1f}–{100 * r.win_high:.1f}% | {r.mean_score:.2f} | {r.mean_length:.1f} |")
+        lines.append(f"| {r.game.split('/')[-1]} | {r.agent} | {r.opponent or '-'} | {r.episodes} "
+                     f"| {100 * r.win_rate:.1f}% | {100 * r.win_low:.1f}–{100 * r.win_high:.1f}% "
+                     f"| {r.mean_score:.2f} | {r.mean_length:.1f} |")
     return "\n".join(lines) + "\n"
 
 
@@ -81,11 +88,14 @@ def chart(results: list[EvalResult], path: Path) -> None:
 
 def main(episodes: int = 100, seed: int = 0, workers: int | None = None, games=None, agents=AGENT_ORDER,
          out: str = "leaderboard.md", png: str | None = "leaderboard.png", ppo_models: dict | None = None,
-         progress: bool = True) -> str:
-    results = run(episodes, seed, workers, games, agents, ppo_models, progress)
-    table = markdown(results, episodes, seed)
+         progress: bool = True, search_episodes: int | None = 10) -> str:
+    results = run(episodes, seed, workers, games, agents, ppo_models, progress, search_episodes)
+    table = markdown(results, seed)
     print(table)
     Path(out).write_text(table, encoding="utf-8")
     if png:
-        chart(results, Path(png))
+        try:
+            chart(results, Path(png))
+        except ImportError:
+            print("no chart: matplotlib is not installed (pip install 'tabletop-gym[rl]')")
     return table

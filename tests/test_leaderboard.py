@@ -17,16 +17,18 @@ def test_leaderboard_writes_a_table_and_a_chart(tmp_path):
     rows = [line for line in out.read_text().splitlines() if line.startswith("| ") and "---" not in line][1:]
     # two solitaire rows, and each Splendor agent against each scripted opponent
     assert len(rows) == 2 + 2 * 2 and table == out.read_text()
-    assert all(len(row.split("|")) == 9 for row in rows)
-    assert "| DungeonSolitaire-v0 | heuristic | - |" in table and "| Splendor-v0 | heuristic | greedy |" in table
+    assert all(len(row.split("|")) == 10 for row in rows)
+    assert "| DungeonSolitaire-v0 | heuristic | - | 3 |" in table and "| Splendor-v0 | heuristic | greedy | 3 |" in table
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
-def test_leaderboard_is_reproducible():
-    first = leaderboard.run(episodes=4, seed=1, workers=1, games=["royal_assassin"], progress=False)
-    second = leaderboard.run(episodes=4, seed=1, workers=2, games=["royal_assassin"], progress=False)
+def test_leaderboard_is_reproducible_and_plays_fewer_search_episodes():
+    first = leaderboard.run(episodes=4, seed=1, workers=1, games=["royal_assassin"], progress=False,
+                            search_episodes=2)
+    second = leaderboard.run(episodes=4, seed=1, workers=2, games=["royal_assassin"], progress=False,
+                             search_episodes=2)
     assert [r.as_dict() for r in first] == [r.as_dict() for r in second]
-    assert [r.agent for r in first] == ["random", "heuristic", "search"]
+    assert [(r.agent, r.episodes) for r in first] == [("random", 4), ("heuristic", 4), ("search", 2)]
 
 
 def test_learning_curve_windows():
