@@ -1,4 +1,4 @@
-"""The ``tabletop-gym`` command: list, play, eval, leaderboard, bench, train."""
+"""The ``tabletop-gym`` command: list, play, eval, leaderboard, bench, train, replay."""
 
 from __future__ import annotations
 
@@ -125,6 +125,16 @@ def cmd_train(args) -> None:
           f"mean score {evaluation['mean_score']:.2f} over {evaluation['episodes']} episodes")
 
 
+def cmd_replay(args) -> None:
+    from .replay import check_out, replay
+
+    check_out(args.out)  # before the episode is played
+    env_id = game_id(args.game)
+    result = replay(args.game, agent=args.agent, seed=args.seed, out=args.out, fps=args.fps,
+                    max_steps=args.max_steps, env_kwargs=_table_options(args, env_id))
+    print(f"wrote {result}")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="tabletop-gym", description="Tabletop games as RL environments.")
     commands = parser.add_subparsers(dest="command", required=True)
@@ -185,6 +195,19 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--repeats", type=int, default=3)
     bench.add_argument("--out", default=None, help="also write the markdown table here")
     bench.set_defaults(run=cmd_bench)
+
+    replaying = commands.add_parser("replay", help="one episode of an agent as pictures: an animated GIF or an "
+                                                   "HTML page (needs the render extra)")
+    replaying.add_argument("game")
+    replaying.add_argument("--agent", default="random")
+    replaying.add_argument("--seed", type=int, default=0)
+    replaying.add_argument("--out", default="replay.gif", help="file.gif or file.html (default replay.gif)")
+    replaying.add_argument("--fps", type=float, default=2.0, help="frames per second when played")
+    replaying.add_argument("--max-steps", type=int, default=500, help="cut the episode after this many steps")
+    replaying.add_argument("--opponent", default=None,
+                           help="splendor: the agent at the other seats (random, greedy; comma-separated for one each)")
+    replaying.add_argument("--players", type=int, default=None, help="splendor: 2, 3 or 4 players (default 2)")
+    replaying.set_defaults(run=cmd_replay)
     return parser
 
 

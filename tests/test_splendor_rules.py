@@ -210,7 +210,7 @@ def test_a_stack_takes_numpy_ids_and_tuples():
     ({"max_rounds": 2.5}, "max_rounds must be an integer >= 1, got 2.5"),
     ({"illegal_action": "ignore"}, "illegal_action must be one of"),
     ({"skip_forced": 1}, "skip_forced must be True or False, got 1"),
-    ({"render_mode": "rgb_array"}, "render_mode must be one of"),
+    ({"render_mode": "svg"}, "render_mode must be one of"),
 ])
 def test_bad_env_options_are_rejected(kwargs, message):
     with pytest.raises(ValueError, match=re.escape(message)):

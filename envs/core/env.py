@@ -7,12 +7,14 @@ and masks, skip-forced stepping, illegal actions, rewards, info, rendering, clon
 A rules module provides ``ACTION_NAMES``, ``OBSERVATION_LOW`` / ``OBSERVATION_HIGH``,
 ``legal_mask(s)``, ``apply(s, action, rng)``, ``observe(s)``, ``is_over(s)``,
 ``outcome(s)`` (a dict with ``won`` and ``score``), ``forfeit(s)``, ``describe(s)`` and
-``determinize(s, rng)``; optionally ``is_truncated(s)``. Its render module provides ``render_text(s)``.
+``determinize(s, rng)``; optionally ``is_truncated(s)``. Its render module provides ``render_text(s)``
+and its picture module ``draw(s)`` (the ``rgb_array`` image, imported only when one is drawn).
 """
 
 from __future__ import annotations
 
 import copy
+from importlib import import_module
 from types import ModuleType
 from typing import Any
 
@@ -31,12 +33,28 @@ def check_choice(name: str, value, choices) -> None:
         raise ValueError(f"{name} must be one of {', '.join(map(repr, choices))}, got {value!r}")
 
 
-class TabletopEnv(gym.Env):
-    """Base class of the single-agent games. Subclasses set ``rules`` and ``render_text``."""
+def need_pillow(render_mode) -> None:
+    """Without Pillow, an env built for pictures fails at once, naming the extra to install, not at its
+    first render. Importing the drawing primitives is what needs Pillow."""
+    if render_mode == "rgb_array":
+        import_module(".picture", __package__)
 
-    metadata = {"render_modes": ["ansi", "human"], "render_fps": 2}
+
+def picture_hook(package: str):
+    """The ``draw`` of a game's picture module, imported at the first picture: the other render modes
+    (and importing the env) never load Pillow."""
+    def draw_picture(*args):
+        return import_module(".picture", package).draw(*args)
+    return draw_picture
+
+
+class TabletopEnv(gym.Env):
+    """Base class of the single-agent games. Subclasses set ``rules``, ``render_text`` and ``draw_picture``."""
+
+    metadata = {"render_modes": ["ansi", "human", "rgb_array"], "render_fps": 2}
     rules: ModuleType
     render_text: staticmethod
+    draw_picture: staticmethod
     reset_options: tuple[str, ...] = ("deck",)
 
     def __init__(self, render_mode=None, *, skip_forced=True, reward="win", illegal_action="terminate"):
@@ -45,6 +63,7 @@ class TabletopEnv(gym.Env):
         check_choice("illegal_action", illegal_action, ILLEGAL_ACTION_MODES)
         if not isinstance(skip_forced, bool):
             raise ValueError(f"skip_forced must be True or False, got {skip_forced!r}")
+        need_pillow(render_mode)
         self.render_mode = render_mode
         self.skip_forced = skip_forced
         self.reward_mode = reward
@@ -146,6 +165,8 @@ class TabletopEnv(gym.Env):
     def render(self):
         if self.state is None:
             return None
+        if self.render_mode == "rgb_array":
+            return self.draw_picture(self.state)
         text = self.render_text(self.state)
         if self.render_mode == "human":
             print(text + "\n")

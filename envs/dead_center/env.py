@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..core.env import TabletopEnv
+from ..core.env import TabletopEnv, picture_hook
 from . import render, rules
 
 
@@ -78,6 +78,7 @@ class DeadCenterEnv(TabletopEnv):
 
     rules = rules
     render_text = staticmethod(render.render_text)
+    draw_picture = staticmethod(picture_hook(__package__))
 
     def __init__(self, render_mode=None, *, jokers=2, skip_forced=True, reward="win", illegal_action="terminate"):
         if isinstance(jokers, bool) or not isinstance(jokers, int) or jokers not in rules.JOKER_OPTIONS:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..core.env import TabletopEnv
+from ..core.env import TabletopEnv, picture_hook
 from . import render, rules
 
 
@@ -71,6 +71,7 @@ class DungeonSolitaireEnv(TabletopEnv):
 
     rules = rules
     render_text = staticmethod(render.render_text)
+    draw_picture = staticmethod(picture_hook(__package__))
 
     def __init__(self, render_mode=None, *, min_delve_turns_before_retreat=2, skip_forced=True,
                  reward="win", illegal_action="terminate"):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 from gymnasium import spaces
 
-from ..core.env import TabletopEnv
+from ..core.env import TabletopEnv, picture_hook
 from . import render, rules
 
 
@@ -83,6 +83,7 @@ class OneCardDungeonEnv(TabletopEnv):
 
     rules = rules
     render_text = staticmethod(render.render_text)
+    draw_picture = staticmethod(picture_hook(__package__))
     reset_options = ("rolls", "level")
 
     def __init__(self, render_mode=None, *, max_turns=400, skill_cap=6, skip_forced=True, reward="win",

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..core.env import TabletopEnv
+from ..core.env import TabletopEnv, picture_hook
 from . import render, rules
 
 
@@ -75,6 +75,7 @@ class RoyalAssassinEnv(TabletopEnv):
 
     rules = rules
     render_text = staticmethod(render.render_text)
+    draw_picture = staticmethod(picture_hook(__package__))
     reset_options = ("deck",)
 
     def __init__(self, render_mode=None, *, skip_forced=True, reward="win", illegal_action="terminate"):

@@ -17,11 +17,12 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 from pettingzoo.utils.conversions import turn_based_aec_to_parallel
 
-from ..core.env import ILLEGAL_ACTION_MODES, check_choice
+from ..core.env import ILLEGAL_ACTION_MODES, check_choice, need_pillow, picture_hook
 from ..core.errors import IllegalActionError
 from . import render, rules
 
 RESET_OPTIONS = ("deck",)
+_draw_picture = picture_hook(__package__)
 
 
 def check_options(num_players, max_rounds, skip_forced, illegal_action, render_mode, render_modes) -> None:
@@ -98,13 +99,14 @@ class raw_env(AECEnv):
     * v0: first version.
     """
 
-    metadata = {"render_modes": ["ansi", "human"], "name": "splendor_v0", "is_parallelizable": False,
+    metadata = {"render_modes": ["ansi", "human", "rgb_array"], "name": "splendor_v0", "is_parallelizable": False,
                 "render_fps": 1}
 
     def __init__(self, num_players: int = 2, render_mode=None, *, skip_forced: bool = True,
                  illegal_action: str = "terminate", max_rounds: int = rules.DEFAULT_MAX_ROUNDS):
         super().__init__()
         check_options(num_players, max_rounds, skip_forced, illegal_action, render_mode, self.metadata["render_modes"])
+        need_pillow(render_mode)
         self.num_players = num_players
         self.render_mode = render_mode
         self.skip_forced = skip_forced
@@ -221,6 +223,8 @@ class raw_env(AECEnv):
     def render(self):
         if self.state_ is None:
             return None
+        if self.render_mode == "rgb_array":
+            return _draw_picture(self.state_)  # a spectator's view, as the text: blind reservations face down
         text = render.render_text(self.state_)
         if self.render_mode == "human":
             print(text + "\n")

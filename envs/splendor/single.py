@@ -5,12 +5,13 @@ from __future__ import annotations
 import gymnasium as gym
 import numpy as np
 
-from ..core.env import TabletopEnv
+from ..core.env import TabletopEnv, picture_hook
 from ..core.errors import IllegalActionError
 from . import players, render, rules
 from .aec import action_index, check_options
 
 OPPONENTS = ("random", "greedy")
+_draw_picture = picture_hook(__package__)
 
 
 class _SeatRules:
@@ -229,6 +230,9 @@ class SplendorEnv(TabletopEnv):
 
     def render_text(self, state) -> str:
         return render.render_text(state, self.seat)
+
+    def draw_picture(self, state):
+        return _draw_picture(state, self.seat)
 
     # ------------------------------------------------------------ the contract's extras
 
