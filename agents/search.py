@@ -9,6 +9,10 @@ Every action is tried on the same sampled worlds (common random numbers), so the
 two actions is paired and far less noisy than independent playouts. When the rollout policy is a
 good player, this is one step of policy improvement over it: the agent keeps the policy's own choice
 unless another action does better on the sampled worlds by a clear margin.
+
+The policy whose choice is kept (``prior``) need not be the one that finishes the playouts: a game
+whose heuristic thinks a card ahead (and is ten times slower for it) can keep that heuristic's choices
+while a faster player finishes the playouts, buying many more sampled worlds for the same time.
 """
 
 from __future__ import annotations
@@ -29,10 +33,11 @@ class SearchAgent:
     """Paired flat Monte Carlo: ``simulations`` playouts per decision, on shared sampled worlds.
 
     ``rollout`` is the policy that finishes each playout (random by default; a game's heuristic makes
-    a much stronger search). ``score_weight`` adds that share of the game's score to each playout's
+    a much stronger search). ``prior`` is the policy whose choice stands unless another action beats it
+    (the rollout policy when None). ``score_weight`` adds that share of the game's score to each playout's
     value, so that among actions that win equally often the one that scores more is preferred.
-    ``margin`` (in standard errors of the paired difference) is how much better than the rollout
-    policy's own choice another action must look to be preferred.
+    ``margin`` (in standard errors of the paired difference) is how much better than the prior's
+    choice another action must look to be preferred.
     ``max_rollout_steps`` cuts long playouts; a cut playout is valued by the score as it stands.
     Call ``attach(env)`` with the env the agent plays in before the episode (``evaluate`` does).
     """
@@ -40,11 +45,12 @@ class SearchAgent:
     name = "search"
 
     def __init__(self, simulations: int = 64, rollout=None, score_weight: float = 0.001, margin: float = 1.0,
-                 seed=None, max_rollout_steps: int = 10_000):
+                 seed=None, max_rollout_steps: int = 10_000, prior=None):
         if simulations < 1:
             raise ValueError(f"simulations must be at least 1, got {simulations}")
         self.simulations = simulations
         self.rollout = rollout if rollout is not None else RandomAgent()
+        self.prior = prior if prior is not None else self.rollout
         self.score_weight = score_weight
         self.margin = margin
         self.max_rollout_steps = max_rollout_steps
@@ -57,8 +63,9 @@ class SearchAgent:
     def reset(self, seed=None) -> None:
         if seed is not None:
             self.rng = np.random.default_rng(seed)
-        if hasattr(self.rollout, "reset"):
-            self.rollout.reset(seed=int(self.rng.integers(2**31)))
+        for policy in {id(self.rollout): self.rollout, id(self.prior): self.prior}.values():
+            if hasattr(policy, "reset"):
+                policy.reset(seed=int(self.rng.integers(2**31)))
 
     def act(self, observation, action_mask) -> int:
         if self.env is None:
@@ -66,7 +73,7 @@ class SearchAgent:
         legal = np.flatnonzero(action_mask)
         if legal.size == 1:
             return int(legal[0])
-        default = int(self.rollout.act(observation, action_mask))
+        default = int(self.prior.act(observation, action_mask))
         worlds = max(2, self.simulations // legal.size)
         values = np.empty((worlds, legal.size))
         for w in range(worlds):

@@ -92,3 +92,23 @@ def test_unknown_agent_and_game_mismatches_are_clear_errors():
     with pytest.raises(ValueError, match="no saved model"):
         make_agent("ppo:/nonexistent/model.zip", "dead_center")
     assert {"random", "heuristic", "search"} <= set(AGENTS)
+
+
+def test_search_keeps_its_priors_choice_unless_beaten():
+    """With an unreachable margin the search plays its prior's moves, whatever finishes the playouts."""
+    env = gym.make(GAMES["royal_assassin"][0]).unwrapped
+    prior = heuristic("royal_assassin")
+    agent = SearchAgent(simulations=4, rollout=make_agent("random", seed=0), prior=prior, margin=np.inf, seed=0)
+    agent.attach(env)
+    obs, info = env.reset(seed=0)
+    for _ in range(10):
+        action = agent.act(obs, info["action_mask"])
+        assert action == prior.act(obs, info["action_mask"])
+        obs, _, terminated, truncated, info = env.step(action)
+        if terminated or truncated:
+            break
+
+
+def test_royal_assassins_search_keeps_the_full_heuristics_choices_and_rolls_out_the_fast_one():
+    agent = make_agent("search", "royal_assassin", seed=0)
+    assert agent.prior.lookahead and not agent.rollout.lookahead and agent.simulations == 256
