@@ -27,6 +27,7 @@ class TrainResult:
     curve_path: str
     curve: list  # [(timestep, win rate of the training episodes in that window), ...]
     evaluation: dict
+    env_kwargs: dict  # the env's options, agents by name
 
 
 def _episode_recorder():
@@ -80,6 +81,13 @@ def plot_curve(curve: list, evaluation: EvalResult, title: str, path: Path) -> N
     plt.close(fig)
 
 
+def _by_name(option):
+    """An env option as JSON can hold it: agent objects (Splendor's opponents) by their names."""
+    if isinstance(option, (list, tuple)):
+        return [_by_name(o) for o in option]
+    return getattr(option, "name", type(option).__name__) if hasattr(option, "act") else option
+
+
 def train(game: str, timesteps: int = 100_000, seed: int = 0, n_envs: int = 4, out: str | None = None,
           eval_episodes: int = 500, env_kwargs: dict | None = None, workers: int | None = None,
           progress: bool = True) -> TrainResult:
@@ -112,6 +120,7 @@ def train(game: str, timesteps: int = 100_000, seed: int = 0, n_envs: int = 4, o
     curve = learning_curve(recorder.episodes)
     curve_path = folder / "learning_curve.png"
     plot_curve(curve, result, f"MaskablePPO on {env_id}", curve_path)
-    outcome = TrainResult(env_id, timesteps, str(model_path), str(curve_path), curve, result.as_dict())
+    options = {name: _by_name(value) for name, value in env_kwargs.items()}
+    outcome = TrainResult(env_id, timesteps, str(model_path), str(curve_path), curve, result.as_dict(), options)
     (folder / "result.json").write_text(json.dumps(asdict(outcome), indent=2))
     return outcome

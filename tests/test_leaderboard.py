@@ -61,3 +61,10 @@ def test_cli_train_and_leaderboard_commands(tmp_path, capsys):
                      "--ppo", f"royal_assassin={tmp_path / 'run' / 'model.zip'}", "--workers", "1", "--quiet",
                      "--out", str(tmp_path / "b.md"), "--png", str(tmp_path / "b.png")]) == 0
     assert "| RoyalAssassin-v0 | ppo | - |" in (tmp_path / "b.md").read_text()
+
+
+def test_cli_train_passes_the_reward_choice_to_the_env(tmp_path):
+    assert cli.main(["train", "one_card_dungeon", "--timesteps", "128", "--envs", "1", "--eval-episodes", "2",
+                     "--workers", "1", "--quiet", "--reward", "score", "--out", str(tmp_path)]) == 0
+    record = json.loads((tmp_path / "result.json").read_text())
+    assert record["env_kwargs"] == {"reward": "score"} and record["evaluation"]["episodes"] == 2
