@@ -71,6 +71,9 @@ class DeadCenterEnv(TabletopEnv):
     `jokers` (2, 1 or 0; fewer is harder). The stacked deck lists the 9 cabin cards (piles 0-8), the
     12 zombies in slot order T0 T1 T2 R0 R1 R2 B0 B1 B2 L0 L1 L2, then the draw pile top first.
 
+    `render_mode`: `"ansi"` returns the table as text, `"human"` prints it at every step, `"rgb_array"`
+    returns a picture of it, a `uint8` array of shape (600, 640, 3) (needs the `render` extra, Pillow).
+
     ## Version History
 
     * v0: first version.

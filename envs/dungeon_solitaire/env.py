@@ -64,6 +64,9 @@ class DungeonSolitaireEnv(TabletopEnv):
     obs, info = env.reset(seed=0, options={"deck": [...44 codes, top first...]})
     ```
 
+    `render_mode`: `"ansi"` returns the table as text, `"human"` prints it at every step, `"rgb_array"`
+    returns a picture of it, a `uint8` array of shape (440, 720, 3) (needs the `render` extra, Pillow).
+
     ## Version History
 
     * v0: first version.

@@ -76,6 +76,9 @@ class OneCardDungeonEnv(TabletopEnv):
     `options={"rolls": [...]}` fixes die results in order (three per turn); when they run out the dice
     come from the env's seeded generator. `options={"level": k}` starts at level k (1-12).
 
+    `render_mode`: `"ansi"` returns the table as text, `"human"` prints it at every step, `"rgb_array"`
+    returns a picture of it, a `uint8` array of shape (580, 760, 3) (needs the `render` extra, Pillow).
+
     ## Version History
 
     * v0: first version.

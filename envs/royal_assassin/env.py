@@ -68,6 +68,9 @@ class RoyalAssassinEnv(TabletopEnv):
     A stacked deck that never ends setup is a `ValueError`; a random deal that never ends it is
     redealt from the env's generator.
 
+    `render_mode`: `"ansi"` returns the table as text, `"human"` prints it at every step, `"rgb_array"`
+    returns a picture of it, a `uint8` array of shape (610, 1000, 3) (needs the `render` extra, Pillow).
+
     ## Version History
 
     * v0: first version.

@@ -94,6 +94,10 @@ class raw_env(AECEnv):
     env.reset(seed=0, options={"deck": {"tier1": [...], "nobles": [...]}})
     ```
 
+    `render_mode`: `"ansi"` returns the table as text, `"human"` prints it at every step, `"rgb_array"`
+    returns a picture of it as a spectator sees it (blind reservations face down), a `uint8` array of shape
+    (610, 1000, 3) for any number of players (needs the `render` extra, Pillow).
+
     ## Version History
 
     * v0: first version.

@@ -129,6 +129,9 @@ class SplendorEnv(TabletopEnv):
     object with `reset(seed=...)` is reseeded from it at every reset, so a seed fixes the whole game.
     A decision with a single legal action is played for an opponent without asking it.
 
+    `render_mode`: `"ansi"` returns the table as text, `"human"` prints it at every step, `"rgb_array"`
+    returns a picture of it, a `uint8` array of shape (610, 1000, 3) (needs the `render` extra, Pillow).
+
     ## Version History
 
     * v0: first version.
