@@ -20,6 +20,11 @@ GAMES = {
     "splendor": ("Tabletop/Splendor-v0", "tabletop_gym.envs.splendor:SplendorEnv"),
 }
 
+# The games with a native batched env: gym.make_vec(id, num_envs=N) returns it.
+VECTOR_ENTRY_POINTS = {
+    "dungeon_solitaire": "tabletop_gym.envs.dungeon_solitaire.vector:DungeonSolitaireVectorEnv",
+}
+
 
 def game_id(name: str) -> str:
     """The Gymnasium id of a game given by short name (``dungeon_solitaire``, ``dungeon-solitaire``) or id."""
@@ -32,8 +37,8 @@ def game_id(name: str) -> str:
     raise ValueError(f"unknown game {name!r}; the games are: {', '.join(GAMES)}")
 
 
-for _env_id, _entry_point in GAMES.values():
+for _name, (_env_id, _entry_point) in GAMES.items():
     if _env_id not in gym.registry:
-        gym.register(id=_env_id, entry_point=_entry_point)
+        gym.register(id=_env_id, entry_point=_entry_point, vector_entry_point=VECTOR_ENTRY_POINTS.get(_name))
 
-__all__ = ["GAMES", "game_id", "IllegalActionError", "EpisodeOverError"]
+__all__ = ["GAMES", "VECTOR_ENTRY_POINTS", "game_id", "IllegalActionError", "EpisodeOverError"]

@@ -1,0 +1,154 @@
+"""The native vector envs play exactly the single env's games: same seeds, same actions, same everything.
+
+Every game with a vector entry point is played side by side with N single envs: observations, rewards, ends,
+masks, the outcome at each end and the full state of every game (hidden deck order included) must agree after
+every step, through autoresets, with and without forced moves played, in both reward modes.
+"""
+
+import gymnasium as gym
+import numpy as np
+import pytest
+
+from tabletop_gym.envs import GAMES, VECTOR_ENTRY_POINTS, IllegalActionError
+from tabletop_gym.envs.core.vector import TabletopVectorEnv
+
+VECTOR_GAMES = list(VECTOR_ENTRY_POINTS)
+
+
+def env_id(game):
+    return GAMES[game][0]
+
+
+def random_actions(rng, masks):
+    """A random legal action per game (0 where a game has none: it is starting over)."""
+    return (rng.random(masks.shape) * masks).argmax(axis=1)
+
+
+def play_side_by_side(game, num_envs, steps, seed, **options):
+    """Step a vector env and num_envs single envs with the same random legal actions; assert they agree."""
+    vector = gym.make_vec(env_id(game), num_envs=num_envs, vectorization_mode="vector_entry_point", **options)
+    singles = [gym.make(env_id(game), **options).unwrapped for _ in range(num_envs)]
+    observations, infos = vector.reset(seed=seed)
+    for i, single in enumerate(singles):
+        single_obs, single_info = single.reset(seed=seed + i)
+        assert np.array_equal(observations[i], single_obs)
+        assert np.array_equal(infos["action_mask"][i], single_info["action_mask"])
+    rng = np.random.default_rng(seed)
+    starting_over = np.zeros(num_envs, dtype=bool)
+    endings = 0
+    for _ in range(steps):
+        actions = random_actions(rng, infos["action_mask"])
+        observations, rewards, terminated, truncated, infos = vector.step(actions)
+        for i, single in enumerate(singles):
+            if starting_over[i]:
+                single_obs, single_info = single.reset()
+                reward, ended_here, cut_here = 0.0, False, False
+            else:
+                single_obs, reward, ended_here, cut_here, single_info = single.step(int(actions[i]))
+            assert np.array_equal(observations[i], single_obs)
+            assert (rewards[i], terminated[i], truncated[i]) == (reward, ended_here, cut_here)
+            assert np.array_equal(infos["action_mask"][i], single_info["action_mask"])
+            assert vector.take(i).equals(single.state)
+            if ended_here or cut_here:
+                endings += 1
+                for key in ("won", "score"):
+                    assert infos["_" + key][i] and infos[key][i] == single_info[key]
+            starting_over[i] = ended_here or cut_here
+    return endings
+
+
+@pytest.mark.parametrize("game", VECTOR_GAMES)
+def test_make_vec_returns_the_native_vector_env(game):
+    vector = gym.make_vec(env_id(game), num_envs=3)
+    assert isinstance(vector, TabletopVectorEnv)
+    single = gym.make(env_id(game))
+    assert vector.single_observation_space == single.observation_space
+    assert vector.single_action_space == single.action_space
+    assert vector.observation_space.shape == (3, *single.observation_space.shape)
+    assert vector.metadata["autoreset_mode"] == gym.vector.AutoresetMode.NEXT_STEP
+    observations, infos = vector.reset(seed=0)
+    assert observations in vector.observation_space
+    assert infos["action_mask"].shape == (3, single.action_space.n)
+    assert np.array_equal(vector.action_masks(), infos["action_mask"].astype(bool))
+
+
+@pytest.mark.parametrize("game", VECTOR_GAMES)
+@pytest.mark.parametrize("seed", [0, 1000])
+def test_vector_env_plays_the_single_envs_games(game, seed):
+    assert play_side_by_side(game, num_envs=24, steps=150, seed=seed) > 24
+
+
+@pytest.mark.parametrize("game", VECTOR_GAMES)
+def test_vector_env_plays_the_single_envs_games_move_by_move_and_for_score(game):
+    assert play_side_by_side(game, num_envs=12, steps=150, seed=7, skip_forced=False, reward="score") > 0
+
+
+@pytest.mark.parametrize("game", VECTOR_GAMES)
+def test_illegal_actions_raise_and_change_nothing_or_lose_that_game(game):
+    vector = gym.make_vec(env_id(game), num_envs=4, illegal_action="raise")
+    observations, infos = vector.reset(seed=3)
+    before = [vector.take(i) for i in range(4)]
+    actions = random_actions(np.random.default_rng(0), infos["action_mask"])
+    bad = int(np.flatnonzero(~infos["action_mask"][2].astype(bool))[0])
+    actions[2] = bad
+    with pytest.raises(IllegalActionError, match="in game 2"):
+        vector.step(actions)
+    assert all(vector.take(i).equals(before[i]) for i in range(4))
+
+    vector = gym.make_vec(env_id(game), num_envs=4)
+    vector.reset(seed=3)
+    observations, rewards, terminated, truncated, infos = vector.step(actions)
+    assert terminated[2] and infos["illegal_action"][2] and infos["_illegal_action"].tolist() == [0, 0, 1, 0]
+    assert rewards[2] == 0 and not infos["won"][2]
+    assert not infos["action_mask"][2].any()
+
+
+@pytest.mark.parametrize("game", VECTOR_GAMES)
+def test_reset_mask_deals_new_games_only_where_asked(game):
+    vector = gym.make_vec(env_id(game), num_envs=3)
+    observations, infos = vector.reset(seed=5)
+    vector.step(random_actions(np.random.default_rng(0), infos["action_mask"]))
+    kept = [vector.take(i) for i in range(3)]
+    fresh, _ = vector.reset(seed=50, options={"reset_mask": np.array([False, True, False])})
+    assert vector.take(0).equals(kept[0]) and vector.take(2).equals(kept[2])
+    single = gym.make(env_id(game)).unwrapped
+    assert np.array_equal(fresh[1], single.reset(seed=51)[0]) and vector.take(1).equals(single.state)
+
+
+@pytest.mark.parametrize("game", VECTOR_GAMES)
+def test_bad_vector_options_are_clear_errors(game):
+    with pytest.raises(ValueError, match="num_envs"):
+        gym.make_vec(env_id(game), num_envs=0)
+    with pytest.raises(ValueError, match="reward"):
+        gym.make_vec(env_id(game), num_envs=2, reward="points")
+    vector = gym.make_vec(env_id(game), num_envs=2)
+    with pytest.raises(ValueError, match="unknown reset option"):
+        vector.reset(options={"shuffle": True})
+    with pytest.raises(gym.error.ResetNeeded):
+        vector.step(np.zeros(2, dtype=int))
+    vector.reset(seed=0)
+    with pytest.raises(ValueError, match="2 actions"):
+        vector.step(np.zeros(3, dtype=int))
+
+
+def test_a_stacked_deck_is_dealt_to_every_game():
+    deck = ("5D 3S QC JS 9C AD 3C 2D 4D 8D TS 9S KS AH 5S JH 3D KD 4S JK 6D 5C KC QS 7S 2S 8S JD AC AS "
+            "8C QD 6S TD KH 6C 9D 2C 7C 4C TC JC 7D QH").split()
+    vector = gym.make_vec(env_id("dungeon_solitaire"), num_envs=3)
+    observations, _ = vector.reset(options={"deck": deck})
+    single = gym.make(env_id("dungeon_solitaire")).unwrapped
+    single_obs, _ = single.reset(options={"deck": deck})
+    assert all(np.array_equal(observations[i], single_obs) and vector.take(i).equals(single.state) for i in range(3))
+
+
+@pytest.mark.parametrize("game", VECTOR_GAMES)
+def test_maskable_ppo_trains_on_the_vector_env(game):
+    from sb3_contrib import MaskablePPO
+
+    from tabletop_gym.agents.sb3_vector import SB3VectorEnv
+
+    envs = SB3VectorEnv(gym.make_vec(env_id(game), num_envs=8))
+    model = MaskablePPO("MlpPolicy", envs, n_steps=32, batch_size=64, seed=0, device="cpu").learn(512)
+    observations = envs.reset()
+    actions, _ = model.predict(observations, action_masks=envs.action_masks())
+    assert envs.action_masks()[np.arange(8), actions].all()
