@@ -98,7 +98,7 @@ def cmd_bench(args) -> None:
     from .throughput import main as throughput
 
     games = [g.strip().lower().replace("-", "_") for g in args.games.split(",")] if args.games else None
-    throughput(duration=args.duration, repeats=args.repeats, games=games, out=args.out)
+    throughput(duration=args.duration, repeats=args.repeats, games=games, out=args.out, png=args.png)
 
 
 def cmd_leaderboard(args) -> None:
@@ -199,6 +199,7 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--duration", type=float, default=2.0, help="seconds per measurement")
     bench.add_argument("--repeats", type=int, default=3)
     bench.add_argument("--out", default=None, help="also write the markdown table here")
+    bench.add_argument("--png", default=None, help="also draw the chart here")
     bench.set_defaults(run=cmd_bench)
 
     replaying = commands.add_parser("replay", help="one episode of an agent as pictures: an animated GIF or an "

@@ -7,6 +7,10 @@ Every loop is the same: pick a uniformly random legal action, step, reset when t
 Splendor adds its PettingZoo AEC env (agent actions per second of ``splendor_v0.env()`` and
 ``raw_env()``, 2 players) beside PettingZoo's ``texas_holdem_v4``, and its single-agent view
 against random opponents (learner steps per second, the opponents' moves played inside each step).
+
+A game with a native vector env adds it at N = 1, 64 and 1024 games (env-steps per second: N per
+call) beside Gymnasium's ``SyncVectorEnv`` of its single env, and a second table gives each native
+vector env's speed as a multiple of the SyncVectorEnv's.
 """
 
 from __future__ import annotations
@@ -18,9 +22,11 @@ from dataclasses import dataclass
 import gymnasium as gym
 import numpy as np
 
-from ..envs import GAMES
+from ..envs import GAMES, VECTOR_ENTRY_POINTS
 
 REFERENCE = "connect_four_v3.env()"
+VECTOR_SIZES = (1, 64, 1024)
+SYNC_SIZE = 64
 
 
 @dataclass
@@ -50,6 +56,31 @@ def _time_gym(env: gym.Env, duration: float, seed: int, masked: bool) -> float:
         now = time.perf_counter()
         if now >= deadline:
             return steps / (now - start)
+
+
+def _time_vector(envs, duration: float, seed: int) -> float:
+    """Env-steps per second of a vector env under random legal play (a finished game's row starts over)."""
+    rng = np.random.default_rng(seed)
+    _, infos = envs.reset(seed=seed)
+    steps = 0
+    start = time.perf_counter()
+    deadline = start + duration
+    while True:
+        for _ in range(10):
+            masks = infos["action_mask"].astype(bool)
+            _, _, _, _, infos = envs.step((rng.random(masks.shape) * masks).argmax(axis=1))
+            steps += envs.num_envs
+        now = time.perf_counter()
+        if now >= deadline:
+            return steps / (now - start)
+
+
+def vector_name(env_id: str, num_envs: int) -> str:
+    return f"{env_id} vector N={num_envs}"
+
+
+def sync_name(env_id: str) -> str:
+    return f"{env_id} SyncVectorEnv N={SYNC_SIZE}"
 
 
 def _time_aec(env, duration: float, seed: int) -> float:
@@ -89,6 +120,17 @@ def _subjects(games):
             continue
         subjects[env_id] = lambda d, s, i=env_id: _time_gym(gym.make(i), d, s, masked=True)
         subjects[env_id + " (unwrapped)"] = lambda d, s, i=env_id: _time_gym(gym.make(i).unwrapped, d, s, masked=True)
+        if name in VECTOR_ENTRY_POINTS:
+            subjects.update(_vector_subjects(env_id))
+    return subjects
+
+
+def _vector_subjects(env_id: str) -> dict:
+    subjects = {sync_name(env_id): lambda d, s: _time_vector(
+        gym.make_vec(env_id, num_envs=SYNC_SIZE, vectorization_mode="sync"), d, s)}
+    for n in VECTOR_SIZES:
+        subjects[vector_name(env_id, n)] = lambda d, s, n=n: _time_vector(
+            gym.make_vec(env_id, num_envs=n, vectorization_mode="vector_entry_point"), d, s)
     return subjects
 
 
@@ -132,10 +174,57 @@ def markdown_table(rows: list[Row]) -> str:
     return "\n".join(lines)
 
 
-def main(duration: float = 2.0, repeats: int = 3, games=None, out: str | None = None) -> str:
-    table = markdown_table(measure(duration, repeats, games))
+def vector_table(rows: list[Row]) -> str:
+    """Each native vector env against Gymnasium's SyncVectorEnv of the same game, measured in the same run."""
+    rate = {row.name: row.steps_per_second for row in rows}
+    games = [GAMES[name][0] for name in VECTOR_ENTRY_POINTS if sync_name(GAMES[name][0]) in rate]
+    if not games:
+        return ""
+    header = " | ".join(f"N={n}" for n in VECTOR_SIZES)
+    lines = [f"| game | single env | SyncVectorEnv N={SYNC_SIZE} | native {header} | native N={VECTOR_SIZES[-1]} "
+             f"vs Sync |", "| --- | ---: | ---: | " + " | ".join("---:" for _ in VECTOR_SIZES) + " | ---: |"]
+    for env_id in games:
+        native = " | ".join(f"{rate[vector_name(env_id, n)]:,.0f}" for n in VECTOR_SIZES)
+        ratio = rate[vector_name(env_id, VECTOR_SIZES[-1])] / rate[sync_name(env_id)]
+        lines.append(f"| {env_id} | {rate[env_id]:,.0f} | {rate[sync_name(env_id)]:,.0f} | {native} | {ratio:.1f}× |")
+    return "\n".join(lines)
+
+
+def chart(rows: list[Row], path) -> None:
+    """Steps per second of every subject on a log scale, the reference marked."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(9, 0.32 * len(rows) + 1.2))
+    names = [row.name for row in rows][::-1]
+    rates = [row.steps_per_second for row in rows][::-1]
+    colours = ["#d62728" if " vector N=" in n else "#1f77b4" if n.startswith("Tabletop/") or n.startswith("splendor")
+               else "#9e9e9e" for n in names]
+    ax.barh(names, rates, color=colours)
+    ax.set_xscale("log")
+    ax.axvline(next(row.steps_per_second for row in rows if row.name == REFERENCE), color="k", lw=0.8, ls="--")
+    ax.set_xlabel("steps per second, random play (log scale); dashed: " + REFERENCE)
+    ax.tick_params(axis="y", labelsize=7)
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+
+
+def main(duration: float = 2.0, repeats: int = 3, games=None, out: str | None = None, png: str | None = None) -> str:
+    rows = measure(duration, repeats, games)
+    table = markdown_table(rows)
+    vectors = vector_table(rows)
+    if vectors:
+        table += "\n\n" + vectors
     print(table)
     if out:
         with open(out, "w", encoding="utf-8") as f:
             f.write(table + "\n")
+    if png:
+        try:
+            chart(rows, png)
+        except ImportError:
+            print("no chart: matplotlib is not installed (pip install 'tabletop-gym[rl]')")
     return table

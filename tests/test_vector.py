@@ -152,3 +152,15 @@ def test_maskable_ppo_trains_on_the_vector_env(game):
     observations = envs.reset()
     actions, _ = model.predict(observations, action_masks=envs.action_masks())
     assert envs.action_masks()[np.arange(8), actions].all()
+
+
+def test_the_throughput_benchmark_times_the_vector_envs_beside_sync(tmp_path):
+    from tabletop_gym.benchmarks import throughput
+
+    table = throughput.main(duration=0.05, repeats=1, games=["dungeon_solitaire"], out=str(tmp_path / "t.md"),
+                            png=str(tmp_path / "t.png"))
+    for n in throughput.VECTOR_SIZES:
+        assert f"| Tabletop/DungeonSolitaire-v0 vector N={n} |" in table
+    assert "| Tabletop/DungeonSolitaire-v0 SyncVectorEnv N=64 |" in table
+    assert "vs Sync |" in table and (tmp_path / "t.md").read_text().strip() == table.strip()
+    assert (tmp_path / "t.png").read_bytes()[:4] == b"\x89PNG"

@@ -121,6 +121,6 @@ def shuffled(cards: Iterable[int], rng: np.random.Generator) -> np.ndarray:
     The cards are sorted first, so the result depends only on which cards they are and on ``rng``:
     a determinized deck reveals nothing of the order it was drawn from.
     """
-    deck = np.sort(np.array(list(cards), dtype=np.int8))
+    deck = np.sort(np.asarray(cards if isinstance(cards, np.ndarray) else list(cards), dtype=np.int8))
     rng.shuffle(deck)
     return deck

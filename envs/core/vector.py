@@ -9,7 +9,7 @@ plays; every step after that is array operations over the rows.
 A batched rules module provides ``legal_masks(b) -> (N, n) bool``, ``apply(b, actions, rows, rngs)`` (rows: a bool
 mask of the games that take their action; in place), ``observe(b) -> (N, d) float32``, ``is_over(b) -> (N,) bool``,
 ``outcome(b, rows) -> dict`` (the single env's outcome keys, each an array over ``rows``) and ``forfeit(b, rows)``;
-optionally ``is_truncated(b)``. Each function does what the scalar function of the same name in ``rules.py`` does,
+optionally ``is_truncated(b)``, and ``deal(b, rows, rngs, options)`` (see ``TabletopVectorEnv._deal``). Each function does what the scalar function of the same name in ``rules.py`` does,
 and ``tests/test_vector.py`` holds the two together, step by step.
 """
 
@@ -58,6 +58,15 @@ class Batch:
         for name in self._fields:
             getattr(self, name)[rows] = [getattr(state, name) for state in states]
 
+    def put_same(self, rows: np.ndarray, state: ArrayState) -> None:
+        """Write one state into every row of ``rows``."""
+        for name in self._fields:
+            getattr(self, name)[rows] = getattr(state, name)
+
+    def view(self, rows: np.ndarray) -> "BatchRows":
+        """The games ``rows`` (indices) as a smaller batch to read from: what is looked at is copied out."""
+        return BatchRows(self, rows)
+
     def take(self, row: int) -> ArrayState:
         """Row ``row`` as a single game's state (a copy)."""
         state = object.__new__(self._type)
@@ -65,6 +74,17 @@ class Batch:
             value = getattr(self, name)[row]
             setattr(state, name, self._scalars[name](value) if name in self._scalars else value.copy())
         return state
+
+
+class BatchRows:
+    """Some rows of a ``Batch``, read-only: each field read is that field at those rows."""
+
+    def __init__(self, batch: Batch, rows: np.ndarray):
+        self._batch, self._rows = batch, rows
+        self.n = len(rows)
+
+    def __getattr__(self, name: str):
+        return getattr(self._batch, name)[self._rows]
 
 
 class TabletopVectorEnv(VectorEnv):
@@ -202,10 +222,22 @@ class TabletopVectorEnv(VectorEnv):
                 self._rngs[i] = seeding.np_random(seeds[i])[0]
 
     def _deal(self, rows: np.ndarray) -> None:
-        """New games in ``rows``, each dealt by the single env's code with its row's generator (and, as in the
-        single env's ``reset``, not played on: a forced first move is the first step's)."""
+        """New games in ``rows``, as the single env's ``reset`` deals them, each with its row's generator (and not
+        played on: a forced first move is the first step's).
+
+        A batched rules module with ``deal(b, rows, rngs, options)`` deals only what is random (the shuffle) and
+        gets the rest from one new game; otherwise the single env's code deals each game in turn.
+        """
         dealer = self._dealer
         indices = np.flatnonzero(rows)
+        if hasattr(self.batch, "deal"):
+            dealer._np_random = np.random.default_rng(0)  # the shuffle of this one game is not used
+            fresh = dealer._new_state(self._options)
+            if self.state is None:
+                self.state = Batch(fresh, self.num_envs)
+            self.state.put_same(indices, fresh)
+            self.batch.deal(self.state, indices, self._rngs, self._options)
+            return
         states = []
         for i in indices:
             dealer._np_random = self._rngs[i]
@@ -215,15 +247,26 @@ class TabletopVectorEnv(VectorEnv):
         self.state.put_many(indices, states)
 
     def _play_forced(self, rows: np.ndarray) -> None:
-        """With ``skip_forced``, play every game in ``rows`` on while it has exactly one legal action."""
+        """With ``skip_forced``, play every game in ``rows`` on while it has exactly one legal action. The games
+        still being played on are looked at alone: they grow few while a long forced run goes on."""
         if not self.skip_forced:
             return
-        while True:
-            masks = self.batch.legal_masks(self.state)
-            forced = rows & (masks.sum(axis=1) == 1) & ~self._truncated()
-            if not forced.any():
+        going = np.flatnonzero(rows)
+        while going.size:
+            view = self.state.view(going)
+            masks = self.batch.legal_masks(view)
+            forced = masks.sum(axis=1) == 1
+            check = getattr(self.batch, "is_truncated", None)
+            if check is not None:
+                forced &= ~check(view)
+            going = going[forced]
+            if not going.size:
                 return
-            self.batch.apply(self.state, masks.argmax(axis=1), forced, self._rngs)
+            actions = np.zeros(self.num_envs, dtype=np.int64)
+            actions[going] = masks[forced].argmax(axis=1)
+            playing = np.zeros(self.num_envs, dtype=bool)
+            playing[going] = True
+            self.batch.apply(self.state, actions, playing, self._rngs)
 
     def _truncated(self) -> np.ndarray:
         check = getattr(self.batch, "is_truncated", None)

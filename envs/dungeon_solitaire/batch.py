@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.cards import RANK, SUIT
+from ..core.cards import RANK, SUIT, shuffled
 from . import rules
 from .rules import (A_BERSERK, A_DELVE, A_DISARM, A_DISCARD, A_DODGE, A_DRAW, A_FIRST_DROP, A_PICK_LOCK,
                     A_RETREAT, A_TAKE_DAMAGE, ACE, BETWEEN_TURNS, CLUBS, DAMAGE, DECK, DELVE, DIAMONDS, DISCARDS,
@@ -35,6 +35,15 @@ _POINTS = np.zeros(_NUM_CARD_IDS)  # what each card in hand is worth at the end 
 _POINTS[_IS_DIAMOND & (_RANK <= 10)] = _RANK[_IS_DIAMOND & (_RANK <= 10)]
 _POINTS[_KINGS] = 10
 _POINTS[JOKER] = 6
+
+
+# ---------------------------------------------------------------- setup
+
+def deal(b, rows, rngs, options) -> None:
+    """Shuffle each new game's deck with its own generator, as ``rules.new_game`` does (the rest of a new game,
+    and a stacked deck, are already in place)."""
+    if options.get("deck") is None:
+        b.deck[rows, :rules.NUM_DECK_CARDS] = [shuffled(rules.DECK_CARDS, rngs[i]) for i in rows]
 
 
 # ---------------------------------------------------------------- moving cards
@@ -113,7 +122,23 @@ def _reveal(b, rows) -> np.ndarray:
     return np.where(b.stage[rows] != OVER, cards, -1)
 
 
-def _start_turn(b, rows) -> None:
+class _Turn:
+    """What one ``apply`` leaves to be done together: the games whose new turn starts, and those whose turn ends,
+    won or not. Starting a turn may end it (a queen's favour); ending one is the last thing that happens to a game
+    in an action. So each is done once for all its games, after the actions' other effects."""
+
+    def __init__(self):
+        self.starting, self.won, self.lost = [], [], []
+
+    def settle(self, b) -> None:
+        if self.starting:
+            _start_turn(b, np.concatenate(self.starting), self)
+        for found, won in ((self.won, True), (self.lost, False)):
+            if found:
+                _end_turn(b, np.concatenate(found), won)
+
+
+def _start_turn(b, rows, turn: _Turn) -> None:
     if not len(rows):
         return
     b.step[rows] = ENCOUNTER
@@ -124,30 +149,29 @@ def _start_turn(b, rows) -> None:
         favor |= going & (_RANK[cards] == QUEEN)
         met = going & _IS_ENCOUNTER[cards]
         b.encounter[rows[met]] = cards[met]
-        _end_turn(b, rows[met & favor], won=True)
+        turn.won.append(rows[met & favor])
         going &= ~met
         rows, favor = rows[going], favor[going]
 
 
-def _reveal_in_encounter(b, rows) -> None:
+def _reveal_in_encounter(b, rows, turn: _Turn) -> None:
     if not len(rows):
         return
     cards = _reveal(b, rows)
     going = cards >= 0
-    queen = going & (_RANK[cards] == QUEEN)
-    _end_turn(b, rows[queen], won=True)
+    turn.won.append(rows[going & (_RANK[cards] == QUEEN)])
     action = going & _IS_ENCOUNTER[cards]
-    _action_card(b, rows[action], _RANK[cards[action]])
+    _action_card(b, rows[action], _RANK[cards[action]], turn)
 
 
-def _action_card(b, rows, values) -> None:
+def _action_card(b, rows, values, turn: _Turn) -> None:
     if not len(rows):
         return
     encounter_value = _RANK[b.encounter[rows]]
     beaten = values >= encounter_value
-    door = ~beaten & (_SUIT[b.encounter[rows]] == CLUBS)
-    _end_turn(b, rows[beaten], won=True)
+    turn.won.append(rows[beaten])
     short = encounter_value - values
+    door = ~beaten & (_SUIT[b.encounter[rows]] == CLUBS)
     b.pending_discards[rows[door]] = short[door]
     b.step[rows[door]] = DOOR_FAILED
     hit = ~beaten & ~door
@@ -155,11 +179,11 @@ def _action_card(b, rows, values) -> None:
     b.step[rows[hit]] = DAMAGE
 
 
-def _after_damage(b, rows) -> None:
+def _after_damage(b, rows, turn: _Turn) -> None:
     if not len(rows):
         return
     trap = _SUIT[b.encounter[rows]] == DIAMONDS
-    _end_turn(b, rows[trap], won=False)
+    turn.lost.append(rows[trap])
     b.step[rows[~trap]] = ENCOUNTER
 
 
@@ -227,55 +251,76 @@ def legal_masks(b) -> np.ndarray:
     return mask
 
 
-def apply(b, actions, rows, rngs=None) -> None:
-    """Every game ``rows`` (a bool mask) selects takes its action, which must be legal. No randomness after the
-    shuffle: ``rngs`` is accepted for the common signature."""
-    chosen = np.where(rows, actions, -1)
-    at = lambda action: np.flatnonzero(chosen == action)  # noqa: E731
+def _delve(b, games, chosen, turn: _Turn) -> None:
+    b.delve_turns[games] += 1
+    turn.starting.append(games)
 
-    delve = at(A_DELVE)
-    b.delve_turns[delve] += 1
-    _start_turn(b, delve)
 
-    retreat = at(A_RETREAT)
-    b.stage[retreat] = RETREAT
-    at_once = b.delve_turns[retreat] == 1  # possible only when retreat is allowed after one turn
-    _escape(b, retreat[at_once])
-    b.retreat_turns[retreat[~at_once]] += 1
-    _start_turn(b, retreat[~at_once])
+def _retreat(b, games, chosen, turn: _Turn) -> None:
+    b.stage[games] = RETREAT
+    at_once = b.delve_turns[games] == 1  # possible only when retreat is allowed after one turn
+    _escape(b, games[at_once])
+    b.retreat_turns[games[~at_once]] += 1
+    turn.starting.append(games[~at_once])
 
-    draw = at(A_DRAW)
-    first = draw[b.step[draw] == START]
+
+def _draw_action(b, games, chosen, turn: _Turn) -> None:
+    step = b.step[games]
+    first, back = games[step == START], games[step == BETWEEN_TURNS]
     b.delve_turns[first] = 1
-    back = draw[b.step[draw] == BETWEEN_TURNS]
     b.retreat_turns[back] += 1
-    fight = draw[(b.step[draw] != START) & (b.step[draw] != BETWEEN_TURNS)]
-    _start_turn(b, np.concatenate([first, back]))
-    _reveal_in_encounter(b, fight)
+    turn.starting += [first, back]
+    _reveal_in_encounter(b, games[(step != START) & (step != BETWEEN_TURNS)], turn)
 
-    skill = np.flatnonzero((chosen == A_BERSERK) | (chosen == A_DISARM) | (chosen == A_PICK_LOCK))
-    _move(b, skill, _SKILL_JACK[_SUIT[b.encounter[skill]]], TURN)
-    _end_turn(b, skill, won=True)
 
-    discard = at(A_DISCARD)
-    _discard_from_deck(b, discard, b.pending_discards[discard])
-    _end_turn(b, discard[b.stage[discard] != OVER], won=False)
+def _use_skill(b, games, chosen, turn: _Turn) -> None:
+    _move(b, games, _SKILL_JACK[_SUIT[b.encounter[games]]], TURN)
+    turn.won.append(games)
 
-    dodge = at(A_DODGE)
-    _move(b, dodge, DODGE_JACK, USED)
-    b.pending_damage[dodge] = 0
-    _after_damage(b, dodge)
 
-    hurt = at(A_TAKE_DAMAGE)
-    b.hp[hurt] = np.maximum(0, b.hp[hurt] - b.pending_damage[hurt])
-    b.pending_damage[hurt] = 0
-    killed = b.hp[hurt] == 0
-    _lose(b, hurt[killed], KILLED)
-    _after_damage(b, hurt[~killed])
+def _discard(b, games, chosen, turn: _Turn) -> None:
+    _discard_from_deck(b, games, b.pending_discards[games])
+    turn.lost.append(games[b.stage[games] != OVER])
 
-    drop = np.flatnonzero(chosen >= A_FIRST_DROP)
-    _move(b, drop, DROP_CARDS[chosen[drop] - A_FIRST_DROP], TURN)
-    _end_turn(b, drop, won=False)
+
+def _dodge(b, games, chosen, turn: _Turn) -> None:
+    _move(b, games, DODGE_JACK, USED)
+    b.pending_damage[games] = 0
+    _after_damage(b, games, turn)
+
+
+def _take_damage(b, games, chosen, turn: _Turn) -> None:
+    b.hp[games] = np.maximum(0, b.hp[games] - b.pending_damage[games])
+    b.pending_damage[games] = 0
+    killed = b.hp[games] == 0
+    _lose(b, games[killed], KILLED)
+    _after_damage(b, games[~killed], turn)
+
+
+def _drop(b, games, chosen, turn: _Turn) -> None:
+    # A treasure drop buys off the monster: the fight ends, not won.
+    _move(b, games, DROP_CARDS[chosen - A_FIRST_DROP], TURN)
+    turn.lost.append(games)
+
+
+# Each action's handler, by action index (every drop shares one).
+_HANDLERS = [_delve, _retreat, _draw_action, _use_skill, _use_skill, _use_skill, _discard, _dodge, _take_damage,
+             _drop]
+_HANDLER_OF_ACTION = np.array([min(a, len(_HANDLERS) - 1) for a in range(rules.NUM_ACTIONS)])
+
+
+def apply(b, actions, rows, rngs=None) -> None:
+    """Every game ``rows`` (a bool mask) selects takes its action, which must be legal. Each kind of action is
+    handled once for all the games taking it. No randomness after the shuffle: ``rngs`` is accepted for the
+    common signature."""
+    games = np.flatnonzero(rows)
+    chosen = actions[games]
+    handler = _HANDLER_OF_ACTION[chosen]
+    turn = _Turn()
+    for kind in np.unique(handler):
+        taking = handler == kind
+        _HANDLERS[kind](b, games[taking], chosen[taking], turn)
+    turn.settle(b)
 
 
 def forfeit(b, rows) -> None:
