@@ -120,7 +120,7 @@ def cmd_train(args) -> None:
         env_kwargs["reward"] = args.reward
     result = train(args.game, timesteps=args.timesteps, seed=args.seed, n_envs=args.envs, out=args.out,
                    eval_episodes=args.eval_episodes, workers=args.workers, progress=not args.quiet,
-                   env_kwargs=env_kwargs)
+                   env_kwargs=env_kwargs, vector=args.vector)
     print(f"model: {result.model_path}\nlearning curve: {result.curve_path}")
     evaluation = result.evaluation
     print(f"final evaluation: win rate {100 * evaluation['win_rate']:.2f}% "
@@ -187,6 +187,8 @@ def build_parser() -> argparse.ArgumentParser:
     training.add_argument("--out", default=None, help="output folder (default runs/<Game>-v0)")
     training.add_argument("--eval-episodes", type=int, default=500)
     training.add_argument("--workers", type=int, default=None)
+    training.add_argument("--vector", action="store_true",
+                          help="train on the game's native vector env (--envs games in one batch)")
     training.add_argument("--reward", choices=["win", "score"], default=None,
                           help="what the learner is paid: 1 for a win (default) or the game's score, a denser signal")
     training.add_argument("--opponent", default=None, help="splendor: the opponent to train against")

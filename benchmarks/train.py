@@ -88,10 +88,26 @@ def _by_name(option):
     return getattr(option, "name", type(option).__name__) if hasattr(option, "act") else option
 
 
+def _vector_envs(env_id: str, n_envs: int, seed: int, env_kwargs: dict):
+    from ..agents.sb3_vector import SB3VectorEnv
+    from ..envs import GAMES, VECTOR_ENTRY_POINTS
+
+    if not any(GAMES[name][0] == env_id for name in VECTOR_ENTRY_POINTS):
+        raise ValueError(f"{env_id} has no native vector env yet; the games that have one: "
+                         f"{', '.join(VECTOR_ENTRY_POINTS)}")
+    envs = SB3VectorEnv(gym.make_vec(env_id, num_envs=n_envs, vectorization_mode="vector_entry_point", **env_kwargs))
+    envs.seed(seed)
+    return envs
+
+
 def train(game: str, timesteps: int = 100_000, seed: int = 0, n_envs: int = 4, out: str | None = None,
           eval_episodes: int = 500, env_kwargs: dict | None = None, workers: int | None = None,
-          progress: bool = True) -> TrainResult:
-    """Train MaskablePPO on ``game`` and evaluate the result; everything is written under ``out``."""
+          progress: bool = True, vector: bool = False) -> TrainResult:
+    """Train MaskablePPO on ``game`` and evaluate the result; everything is written under ``out``.
+
+    ``vector`` trains on the game's native vector env (``n_envs`` games stepped as one batch) instead of
+    ``n_envs`` single envs: the same games, far fewer Python calls per step.
+    """
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.env_util import make_vec_env
 
@@ -103,7 +119,10 @@ def train(game: str, timesteps: int = 100_000, seed: int = 0, n_envs: int = 4, o
     folder.mkdir(parents=True, exist_ok=True)
 
     # 1. Environments: the registered env, as it is; MaskablePPO reads env.action_masks().
-    envs = make_vec_env(lambda: gym.make(env_id, **env_kwargs), n_envs=n_envs, seed=seed)
+    if vector:
+        envs = _vector_envs(env_id, n_envs, seed, env_kwargs)
+    else:
+        envs = make_vec_env(lambda: gym.make(env_id, **env_kwargs), n_envs=n_envs, seed=seed)
 
     # 2. Learn, recording every finished training episode for the curve.
     model = MaskablePPO("MlpPolicy", envs, seed=seed, device="cpu", verbose=0)

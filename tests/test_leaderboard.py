@@ -4,6 +4,7 @@ import json
 
 import gymnasium as gym
 import numpy as np
+import pytest
 
 from tabletop_gym.agents import make_agent
 from tabletop_gym.benchmarks import cli, leaderboard
@@ -68,3 +69,11 @@ def test_cli_train_passes_the_reward_choice_to_the_env(tmp_path):
                      "--workers", "1", "--quiet", "--reward", "score", "--out", str(tmp_path)]) == 0
     record = json.loads((tmp_path / "result.json").read_text())
     assert record["env_kwargs"] == {"reward": "score"} and record["evaluation"]["episodes"] == 2
+
+
+def test_train_on_the_native_vector_env(tmp_path):
+    result = train("dungeon_solitaire", timesteps=512, n_envs=8, out=str(tmp_path), eval_episodes=4, workers=1,
+                   progress=False, vector=True)
+    assert (tmp_path / "model.zip").exists() and result.curve and result.evaluation["episodes"] == 4
+    with pytest.raises(ValueError, match="no native vector env"):
+        train("splendor", timesteps=64, n_envs=2, out=str(tmp_path / "s"), vector=True)

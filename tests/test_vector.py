@@ -164,3 +164,17 @@ def test_the_throughput_benchmark_times_the_vector_envs_beside_sync(tmp_path):
     assert "| Tabletop/DungeonSolitaire-v0 SyncVectorEnv N=64 |" in table
     assert "vs Sync |" in table and (tmp_path / "t.md").read_text().strip() == table.strip()
     assert (tmp_path / "t.png").read_bytes()[:4] == b"\x89PNG"
+
+
+def test_games_started_by_autoreset_are_dealt_without_the_reset_options():
+    """As with a single env (and SyncVectorEnv): reset options apply to the reset that was given them."""
+    deck = ("5D 3S QC JS 9C AD 3C 2D 4D 8D TS 9S KS AH 5S JH 3D KD 4S JK 6D 5C KC QS 7S 2S 8S JD AC AS "
+            "8C QD 6S TD KH 6C 9D 2C 7C 4C TC JC 7D QH").split()
+    vector = gym.make_vec(env_id("dungeon_solitaire"), num_envs=2)
+    single = gym.make(env_id("dungeon_solitaire")).unwrapped
+    vector.reset(seed=4, options={"deck": deck})
+    single.reset(seed=4, options={"deck": deck})
+    vector.step(np.array([6, 6]))  # not legal: both games are lost, and the next step starts new ones
+    vector.step(np.zeros(2, dtype=int))
+    single.reset()
+    assert vector.take(0).equals(single.state)

@@ -91,7 +91,8 @@ class TabletopVectorEnv(VectorEnv):
     """N games of one solitaire, stepped together on batched state, with next-step autoreset.
 
     Takes the single env's keyword options (``skip_forced``, ``reward``, ``illegal_action`` and the game's own)
-    and its reset options (a stacked ``deck`` deals that deck to every game being reset). ``reset(seed=s)``
+    and its reset options (a stacked ``deck`` deals that deck to every game that ``reset`` starts; the games that
+    start over after an end are dealt as by a single env's ``reset()`` without options). ``reset(seed=s)``
     seeds game i with s + i. After a game ends, the next ``step`` starts a new one in its row (its action is
     ignored) and returns that game's first observation with reward 0: Gymnasium's ``NEXT_STEP`` autoreset.
     ``infos["action_mask"]`` and ``action_masks()`` give the legal actions of every game, shape (N, n).
@@ -124,7 +125,6 @@ class TabletopVectorEnv(VectorEnv):
         self._rngs: list[np.random.Generator] = []
         self._mask = None
         self._needs_reset = np.zeros(self.num_envs, dtype=bool)
-        self._options: dict = {}
 
     # ------------------------------------------------------------ Gymnasium API
 
@@ -136,8 +136,7 @@ class TabletopVectorEnv(VectorEnv):
         if self.state is None and not rows.all():
             raise ValueError("the first reset() must reset every game (no reset_mask)")
         self._seed(seed, rows)
-        self._options = options
-        self._deal(rows)
+        self._deal(rows, options)
         self._needs_reset[rows] = False
         self._mask = self.batch.legal_masks(self.state)
         return self.batch.observe(self.state), self._infos(np.zeros(self.num_envs, dtype=bool), {})
@@ -157,7 +156,7 @@ class TabletopVectorEnv(VectorEnv):
         self.batch.apply(self.state, actions, taking, self._rngs)
         self._play_forced(taking)
         if starting.any():
-            self._deal(starting)
+            self._deal(starting, {})  # as a single env's reset() with no options
         self._mask = self.batch.legal_masks(self.state)
         over = self.batch.is_over(self.state)
         terminated = over & playing
@@ -221,7 +220,7 @@ class TabletopVectorEnv(VectorEnv):
             if seeds[i] is not None:
                 self._rngs[i] = seeding.np_random(seeds[i])[0]
 
-    def _deal(self, rows: np.ndarray) -> None:
+    def _deal(self, rows: np.ndarray, options: dict) -> None:
         """New games in ``rows``, as the single env's ``reset`` deals them, each with its row's generator (and not
         played on: a forced first move is the first step's).
 
@@ -232,16 +231,16 @@ class TabletopVectorEnv(VectorEnv):
         indices = np.flatnonzero(rows)
         if hasattr(self.batch, "deal"):
             dealer._np_random = np.random.default_rng(0)  # the shuffle of this one game is not used
-            fresh = dealer._new_state(self._options)
+            fresh = dealer._new_state(options)
             if self.state is None:
                 self.state = Batch(fresh, self.num_envs)
             self.state.put_same(indices, fresh)
-            self.batch.deal(self.state, indices, self._rngs, self._options)
+            self.batch.deal(self.state, indices, self._rngs, options)
             return
         states = []
         for i in indices:
             dealer._np_random = self._rngs[i]
-            states.append(dealer._new_state(self._options))
+            states.append(dealer._new_state(options))
         if self.state is None:
             self.state = Batch(states[0], self.num_envs)
         self.state.put_many(indices, states)

@@ -340,7 +340,7 @@ def outcome(b, rows) -> dict:
     kings = hand[:, _KINGS].sum(axis=1)
     return {
         "won": escaped & (kings == 4),
-        "score": np.where(escaped, hand @ _POINTS, 0.0),
+        "score": np.where(escaped, (hand * _POINTS).sum(axis=1), 0.0),
         "kings": kings,
         "result": np.array(rules.RESULT_NAMES)[b.result[rows]],
     }
@@ -376,5 +376,6 @@ def observe(b) -> np.ndarray:
     ], axis=1)
     i += 13
     unseen = in_deck & ~(scroll[:, None] & _DECK_ACES)
-    obs[:, i:i + 14] = unseen @ _RANK_COLUMNS
+    # einsum, not @: a matrix product would call BLAS, whose threads fight the other processes for the cores
+    obs[:, i:i + 14] = np.einsum("nc,cr->nr", unseen.astype(np.float32), _RANK_COLUMNS)
     return obs

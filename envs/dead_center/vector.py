@@ -1,0 +1,16 @@
+"""Dead Center's native vector env: ``DeadCenterVectorEnv(num_envs=N, jokers=2, ...)``, or
+``gym.make_vec("Tabletop/DeadCenter-v0", num_envs=N)``."""
+
+from __future__ import annotations
+
+from ..core.vector import TabletopVectorEnv
+from . import batch
+from .env import DeadCenterEnv
+
+
+class DeadCenterVectorEnv(TabletopVectorEnv):
+    """N games of Dead Center stepped together; the options are the single env's (see ``DeadCenterEnv``, ``jokers``
+    included), and game i of ``reset(seed=s)`` is the single env's game of seed s + i."""
+
+    single_env = DeadCenterEnv
+    batch = batch

@@ -1,0 +1,277 @@
+"""Dead Center's native vector env plays exactly the single env's games (``envs/dead_center/batch.py`` against
+``rules.py``).
+
+The vector env is built directly (it is not registered as the id's vector entry point here) and played side by side
+with N single envs, as ``tests/test_vector.py`` does for every registered game: observations, rewards, ends, masks,
+outcomes and the full state of every game must agree after every step. On top of that: the ``jokers`` option,
+stacked decks (a win, a deck run dry, a card that fits nowhere), illegal actions mixed into play, and a heuristic
+player that wins games; each run counts the rare branches it went through, and the tests demand that they occurred.
+"""
+
+from collections import Counter
+
+import gymnasium as gym
+import numpy as np
+import pytest
+
+import tabletop_gym.envs  # noqa: F401  (registers the single env)
+from tabletop_gym.agents.dead_center import DeadCenterHeuristic
+from tabletop_gym.envs import IllegalActionError
+from tabletop_gym.envs.core.cards import card_code, parse_card
+from tabletop_gym.envs.core.vector import Batch
+from tabletop_gym.envs.dead_center import batch, rules
+from tabletop_gym.envs.dead_center.vector import DeadCenterVectorEnv
+
+ENV_ID = "Tabletop/DeadCenter-v0"
+FACE_CARDS = [card_code(c) for c in rules.ZOMBIE_CARDS]
+NUMBER_CARDS = [card_code(c) for c in rules.NUMBER_CARDS]
+
+
+def random_actions(rng, masks):
+    """A random legal action per game (0 where a game has none: it is starting over)."""
+    return (rng.random(masks.shape) * masks).argmax(axis=1)
+
+
+def with_illegal_actions(rng, actions, masks, rate):
+    """Replace a share ``rate`` of the actions by illegal ones: an action the mask forbids, or a number that names
+    no action at all."""
+    actions = actions.copy()
+    for i in np.flatnonzero(rng.random(len(actions)) < rate):
+        forbidden = np.flatnonzero(~masks[i].astype(bool))
+        actions[i] = rng.choice([*forbidden, rules.NUM_ACTIONS, -1])
+    return actions
+
+
+def count_branches(stats, before, after, action, mask):
+    """Tally the rare branches one step of the single env went through, from its state ``before`` and ``after``
+    (forced moves played on the way count too)."""
+    kills = np.flatnonzero(mask[rules.A_KILL:])
+    if len(kills) >= 2:
+        stats["corner choice"] += 1
+    if before.phase == rules.KILL and len(kills) == 1:
+        stats["single kill offered"] += 1
+    if before.phase == rules.REVEAL and mask[:rules.A_PLAY].sum() == 1:
+        stats["last reveal offered"] += 1
+    if not 0 <= action < rules.NUM_ACTIONS or not mask[action]:
+        stats["illegal action"] += 1
+        return
+    if before.phase == rules.PLAY:
+        if before.drawn >= 52:
+            stats["joker played"] += 1
+        if before.pile_top[action - rules.A_PLAY] >= 52:
+            stats["played on a joker"] += 1
+        if before.face_down == 0:
+            stats["play without a reveal (turn 13 on)"] += 1
+    for slot in np.flatnonzero((before.slot_state != rules.DEAD) & (after.slot_state == rules.DEAD)):
+        stats["kill"] += 1
+        if (after.pile_top[rules.SUPPORT_PILES[slot]] >= 52).any():
+            stats["kill with a joker support"] += 1
+    left_up = (before.slot_state == rules.UP) & (after.slot_state == rules.UP)
+    if len(kills) >= 2 and left_up[kills].any():
+        stats["corner: the other zombie left standing"] += 1
+
+
+def play_side_by_side(num_envs, steps, seed, reset_options=None, illegal_rate=0.0, agent=None, **options):
+    """Step the vector env and num_envs single envs with the same actions (random legal ones, some made illegal at
+    ``illegal_rate``, or the ``agent``'s); assert they agree. Every new game, autoresets included, is dealt with
+    ``reset_options`` at the first reset; the games after an end are dealt as by ``reset()`` without options.
+    Returns a Counter of results (``first <result>`` for each game's first episode) and rare branches."""
+    vector = DeadCenterVectorEnv(num_envs=num_envs, **options)
+    singles = [gym.make(ENV_ID, **options).unwrapped for _ in range(num_envs)]
+    observations, infos = vector.reset(seed=seed, options=reset_options)
+    for i, single in enumerate(singles):
+        single_obs, single_info = single.reset(seed=seed + i, options=reset_options)
+        assert np.array_equal(observations[i], single_obs)
+        assert np.array_equal(infos["action_mask"][i], single_info["action_mask"])
+        assert vector.take(i).equals(single.state)
+    rng = np.random.default_rng(seed)
+    starting_over = np.zeros(num_envs, dtype=bool)
+    ended_before = np.zeros(num_envs, dtype=bool)
+    stats = Counter()
+    for _ in range(steps):
+        masks = infos["action_mask"]
+        if agent is None:
+            actions = random_actions(rng, masks)
+        else:
+            actions = np.array([agent.act(observations[i], masks[i]) if masks[i].any() else 0
+                                for i in range(num_envs)])
+        if illegal_rate:
+            actions = with_illegal_actions(rng, actions, masks, illegal_rate)
+        observations, rewards, terminated, truncated, infos = vector.step(actions)
+        for i, single in enumerate(singles):
+            if starting_over[i]:
+                single_obs, single_info = single.reset()  # a new game after an end is dealt without the reset options
+                reward, ended_here, cut_here = 0.0, False, False
+            else:
+                before = single.state
+                single_obs, reward, ended_here, cut_here, single_info = single.step(int(actions[i]))
+                count_branches(stats, before, single.state, int(actions[i]), masks[i])
+            assert np.array_equal(observations[i], single_obs)
+            assert (rewards[i], terminated[i], truncated[i]) == (reward, ended_here, cut_here)
+            assert np.array_equal(infos["action_mask"][i], single_info["action_mask"])
+            assert vector.take(i).equals(single.state)
+            assert bool(infos.get("illegal_action", np.zeros(num_envs, bool))[i]) == \
+                single_info.get("illegal_action", False)
+            if ended_here or cut_here:
+                stats["games"] += 1
+                for key in ("won", "score", "kills", "result", "turn"):
+                    assert infos["_" + key][i] and infos[key][i] == single_info[key]
+                stats[single_info["result"]] += 1
+                if not ended_before[i]:
+                    stats["first " + single_info["result"]] += 1
+                ended_before[i] = True
+                if single_info["result"] == "unplayable" and single_info["turn"] == 1:
+                    stats["unplayable on turn 1"] += 1
+            starting_over[i] = ended_here or cut_here
+    return stats
+
+
+# ------------------------------------------------------------------ random play: every option, many seeds
+
+@pytest.mark.parametrize("jokers", [2, 1, 0])
+@pytest.mark.parametrize("seed", [0, 5000])
+def test_random_play_matches_the_single_envs(jokers, seed):
+    stats = play_side_by_side(64, 300, seed, jokers=jokers)
+    print(jokers, seed, dict(stats))
+    assert stats["games"] > 300 and stats["unplayable"] and stats["corner: the other zombie left standing"]
+    assert stats["play without a reveal (turn 13 on)"]
+    if jokers:
+        assert stats["joker played"] and stats["played on a joker"] and stats["kill with a joker support"]
+
+
+@pytest.mark.parametrize("jokers", [2, 1, 0])
+def test_move_by_move_for_score_with_illegal_actions(jokers):
+    stats = play_side_by_side(64, 300, 11 + jokers, illegal_rate=0.02, jokers=jokers, skip_forced=False,
+                              reward="score")
+    print(jokers, dict(stats))
+    assert stats["forfeited"] and stats["illegal action"] == stats["forfeited"]
+    assert stats["single kill offered"] and stats["last reveal offered"] and stats["corner choice"]
+
+
+@pytest.mark.parametrize("skip_forced, jokers", [(True, 2), (False, 1), (True, 0)])
+def test_a_heuristic_player_wins_the_same_games(skip_forced, jokers):
+    # Random play almost never wins; the heuristic player wins some, so the win and its score are checked too.
+    stats = play_side_by_side(16, 250 if skip_forced else 400, 21, agent=DeadCenterHeuristic(), reward="score",
+                              skip_forced=skip_forced, jokers=jokers)
+    print(skip_forced, jokers, dict(stats))
+    assert stats["won"] and stats["corner choice"]
+
+
+# ------------------------------------------------------------------ stacked decks
+
+def deal(cabin, zombies=None, draw=(), jokers=2):
+    """A full stacked deck: the 9 cabin codes, the zombies ({slot: code}, the other slots filled with the other
+    face cards in card-id order), the draw pile's top cards, then every other number card and the jokers left."""
+    zombies = dict(zombies or {})
+    spare = [c for c in FACE_CARDS if c not in set(zombies.values())]
+    slots = [zombies.get(name) or spare.pop(0) for name in rules.SLOT_NAMES]
+    used = {parse_card(c) for c in [*cabin, *draw] if c != "JK"}
+    jokers_left = jokers - [*cabin, *draw].count("JK")
+    rest = [c for c in NUMBER_CARDS if parse_card(c) not in used]
+    return [*cabin, *slots, *draw, *rest, *["JK"] * jokers_left]
+
+
+# Twelve turns, twelve kills (tests/test_dead_center_rules.py): each drawn card goes on its zombie's attack pile.
+WIN_CABIN = ["9H", "7S", "6C", "2S", "TD", "5D", "5S", "7H", "7D"]
+WIN_ZOMBIES = dict(zip(rules.SLOT_NAMES, ["KH", "JS", "KD", "JD", "JH", "QC", "JC", "QD", "KS", "QS", "QH", "KC"]))
+WIN_DRAWS = ["5C", "JK", "JK", "6H", "9C", "8S", "8C", "TH", "TC", "TS", "8D", "3S"]
+# The whole draw pile goes on the centre pile, which attacks nothing (tests/test_dead_center_rules.py): aces on
+# 10H, then each value red first onto the black card below it, equal values on each other, the jokers last.
+CENTRE_CABIN = ["TS", "TD", "TC", "9S", "TH", "9H", "9D", "9C", "8S"]
+CENTRE_DRAWS = [f"{v}{s}" for v in "A234567" for s in "HSDC"] + ["8H", "8D", "8C"]
+# Nine black cards above the ace: a red ace fits nowhere.
+BLACK_CABIN = ["2S", "3S", "4S", "5S", "6S", "7S", "8S", "9S", "TS"]
+
+
+class ScriptedWinner:
+    """Reveals the slots in the won deck's plan order and plays each card on its zombie's attack pile."""
+
+    PLAN = ["B0", "T1", "L1", "T2", "B1", "R1", "R2", "L2", "T0", "R0", "B2", "L0"]
+
+    def act(self, observation, mask):
+        revealed = 12 - int(observation[rules._COUNTERS_AT + 2])  # 12 - face-down zombies
+        if observation[rules._PHASE_AT + rules.REVEAL]:
+            wanted = rules.A_REVEAL + rules.SLOT_NAMES.index(self.PLAN[revealed])
+        elif observation[rules._PHASE_AT + rules.PLAY]:
+            wanted = rules.A_PLAY + int(rules.ATTACK_PILE[rules.SLOT_NAMES.index(self.PLAN[revealed - 1])])
+        else:
+            wanted = int(np.flatnonzero(mask)[0])
+        # The plan is for the stacked deal; the random games after it are played by the first legal action.
+        return wanted if mask[wanted] else int(np.flatnonzero(mask)[0])
+
+
+class CentrePlayer:
+    """Reveals the first face-down slot and plays every card on the centre pile (which never kills)."""
+
+    def act(self, observation, mask):
+        return rules.A_PLAY + 4 if mask[rules.A_PLAY + 4] else int(np.flatnonzero(mask)[0])
+
+
+@pytest.mark.parametrize("deck, jokers, agent, result", [
+    (deal(WIN_CABIN, WIN_ZOMBIES, WIN_DRAWS), 2, ScriptedWinner(), "won"),
+    (deal(CENTRE_CABIN, draw=CENTRE_DRAWS, jokers=2), 2, CentrePlayer(), "deck_empty"),
+    (deal(CENTRE_CABIN, draw=CENTRE_DRAWS, jokers=1), 1, CentrePlayer(), "deck_empty"),
+    (deal(BLACK_CABIN, draw=["AH"], jokers=0), 0, CentrePlayer(), "unplayable"),
+])
+@pytest.mark.parametrize("skip_forced", [True, False])
+def test_stacked_decks_play_out_the_same(deck, jokers, agent, result, skip_forced):
+    # Every game of the batch gets the stacked deck at the reset; the games after it are random ones.
+    stats = play_side_by_side(8, 100, 3, reset_options={"deck": deck}, agent=agent, jokers=jokers,
+                              skip_forced=skip_forced, reward="score")
+    print(result, skip_forced, dict(stats))
+    assert stats["first " + result] == 8
+
+
+# ------------------------------------------------------------------ the vector env's own API on this game
+
+@pytest.mark.parametrize("jokers", [2, 1, 0])
+def test_the_batched_deal_is_rules_new_game(jokers):
+    # batch.deal shuffles with each row's generator exactly as rules.new_game does; the rows it is not given keep
+    # what they hold, and a stacked deck (already in place) is left alone.
+    template = rules.new_game(np.random.default_rng(99), jokers=jokers)
+    b = Batch(template, 40)
+    for i in range(40):
+        b.put(i, template)
+    rows = np.arange(0, 40, 2)
+    batch.deal(b, rows, [np.random.default_rng(1000 + i) for i in range(40)], {})
+    for i in range(40):
+        expected = rules.new_game(np.random.default_rng(1000 + i), jokers=jokers) if i % 2 == 0 else template
+        assert b.take(i).equals(expected)
+    batch.deal(b, np.arange(1, 40, 2), [np.random.default_rng(i) for i in range(40)], {"deck": ["stacked"]})
+    assert all(b.take(i).equals(template) for i in range(1, 40, 2))
+
+
+def test_the_jokers_option_is_checked_and_reaches_every_game():
+    with pytest.raises(ValueError, match="jokers"):
+        DeadCenterVectorEnv(num_envs=2, jokers=3)
+    vector = DeadCenterVectorEnv(num_envs=3, jokers=1)
+    observations, _ = vector.reset(seed=0)
+    assert (observations[:, rules._COUNTERS_AT] == 32).all() and (observations[:, rules._COUNTERS_AT + 3] == 1).all()
+
+
+def test_illegal_actions_raise_and_change_nothing_or_lose_that_game():
+    vector = DeadCenterVectorEnv(num_envs=4, illegal_action="raise")
+    _, infos = vector.reset(seed=3)
+    before = [vector.take(i) for i in range(4)]
+    actions = random_actions(np.random.default_rng(0), infos["action_mask"])
+    actions[2] = rules.A_KILL  # no kill at the reveal step
+    with pytest.raises(IllegalActionError, match="in game 2"):
+        vector.step(actions)
+    assert all(vector.take(i).equals(before[i]) for i in range(4))
+
+    vector = DeadCenterVectorEnv(num_envs=4)
+    vector.reset(seed=3)
+    _, rewards, terminated, _, infos = vector.step(actions)
+    assert terminated.tolist() == [False, False, True, False] and infos["result"][2] == "forfeited"
+    assert rewards[2] == 0 and not infos["action_mask"][2].any()
+
+
+def test_reset_mask_deals_new_games_only_where_asked():
+    vector = DeadCenterVectorEnv(num_envs=3, jokers=0)
+    _, infos = vector.reset(seed=5)
+    vector.step(random_actions(np.random.default_rng(0), infos["action_mask"]))
+    kept = [vector.take(i) for i in range(3)]
+    fresh, _ = vector.reset(seed=50, options={"reset_mask": np.array([False, True, False])})
+    assert vector.take(0).equals(kept[0]) and vector.take(2).equals(kept[2])
+    single = gym.make(ENV_ID, jokers=0).unwrapped
+    assert np.array_equal(fresh[1], single.reset(seed=51)[0]) and vector.take(1).equals(single.state)
