@@ -23,6 +23,7 @@ GAMES = {
 # The games with a native batched env: gym.make_vec(id, num_envs=N) returns it.
 VECTOR_ENTRY_POINTS = {
     "dungeon_solitaire": "tabletop_gym.envs.dungeon_solitaire.vector:DungeonSolitaireVectorEnv",
+    "royal_assassin": "tabletop_gym.envs.royal_assassin.vector:RoyalAssassinVectorEnv",
     "dead_center": "tabletop_gym.envs.dead_center.vector:DeadCenterVectorEnv",
 }
 

@@ -1,0 +1,15 @@
+"""Royal Assassin's native vector env: ``gym.make_vec("Tabletop/RoyalAssassin-v0", num_envs=N)``."""
+
+from __future__ import annotations
+
+from ..core.vector import TabletopVectorEnv
+from . import batch
+from .env import RoyalAssassinEnv
+
+
+class RoyalAssassinVectorEnv(TabletopVectorEnv):
+    """N games of Royal Assassin stepped together; the options are the single env's (see ``RoyalAssassinEnv``),
+    and game i of ``reset(seed=s)`` is the single env's game of seed s + i."""
+
+    single_env = RoyalAssassinEnv
+    batch = batch
