@@ -167,7 +167,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     board = commands.add_parser("leaderboard", help="every agent on every game: markdown table and chart")
     board.add_argument("--episodes", type=int, default=100, help="episodes per row")
-    board.add_argument("--search-episodes", type=int, default=10,
+    board.add_argument("--search-episodes", type=int, default=5,
                        help="episodes of the (much slower) search agent's rows")
     board.add_argument("--seed", type=int, default=0)
     board.add_argument("--workers", type=int, default=None)

@@ -88,7 +88,7 @@ def chart(results: list[EvalResult], path: Path) -> None:
 
 def main(episodes: int = 100, seed: int = 0, workers: int | None = None, games=None, agents=AGENT_ORDER,
          out: str = "leaderboard.md", png: str | None = "leaderboard.png", ppo_models: dict | None = None,
-         progress: bool = True, search_episodes: int | None = 10) -> str:
+         progress: bool = True, search_episodes: int | None = 5) -> str:
     results = run(episodes, seed, workers, games, agents, ppo_models, progress, search_episodes)
     table = markdown(results, seed)
     print(table)

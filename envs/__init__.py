@@ -25,6 +25,7 @@ VECTOR_ENTRY_POINTS = {
     "dungeon_solitaire": "tabletop_gym.envs.dungeon_solitaire.vector:DungeonSolitaireVectorEnv",
     "royal_assassin": "tabletop_gym.envs.royal_assassin.vector:RoyalAssassinVectorEnv",
     "dead_center": "tabletop_gym.envs.dead_center.vector:DeadCenterVectorEnv",
+    "one_card_dungeon": "tabletop_gym.envs.one_card_dungeon.vector:OneCardDungeonVectorEnv",
 }
 
 

@@ -1,0 +1,482 @@
+"""One Card Dungeon's rules over a batch of games: ``rules.py`` with a leading axis of N.
+
+``rules.py`` is the source of truth; each function here does, for every game a row mask (or index array) selects,
+what the function of the same name there does for one game, and ``tests/test_vector_one_card_dungeon.py`` plays
+both side by side. The state is a ``Batch`` of ``rules.State`` (see ``envs/core/vector.py``): ``b.pos[i]`` is
+where game i's adventurer stands, ``b.monster_pos[i, k]`` monster slot k's tile, and so on. Functions change ``b``
+in place; ``rows`` are arrays of game indices.
+
+All geometry comes from tables built at import from the scalar rules' own (ranges, the monsters' path costs for
+every tile the adventurer may stand on, the sight lines of every tile pair). A game's *board* is its layout with
+the adventurer (or the tile seen from) on a tile, ``layout * 25 + tile``, and the tables hold one row of 25 tiles
+per board, so one ``take`` gives every game its row. The one path cost that depends on where the monsters stand,
+the adventurer's, is found for all games at once by growing the sets of tiles of cost 2, 3, 4... as 25-bit masks.
+The monsters move one after another, so their movement loops over the places of the moving order, each pass moving
+one monster in every game. Dice come from each game's own generator, drawn exactly as ``rules._roll`` draws them;
+``deal`` rolls a new game's first dice that way too (the rest of a new game is the same for every game).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import rules
+from .levels import MAX_MONSTERS, NUM_LEVELS
+from .rules import (A_ASSIGN, A_ATTACK, A_END_TURN, A_HEAL, A_MOVE, A_UPGRADE, ACT, ASSIGN, DIAGONAL_STEP,
+                    DIE_FACES, FAR, FORFEITED, LEVEL_UP, LOST, MAX_HEALTH, NUM_ACTIONS, NUM_LAYOUTS, NUM_TILES,
+                    ORTHOGONAL_STEP, OVER, SIZE, TRUNCATED, WON)
+
+_TILES = np.arange(NUM_TILES)
+
+# ---------------------------------------------------------------- the card, per level
+
+_LAYOUT = np.array([0] + rules.LAYOUT_OF_LEVEL[1:])  # indexed by level (0 unused)
+_WALLS = np.array(rules.WALLS, dtype=np.int64)  # per layout, a tile mask
+_START = np.array(rules.LEVEL_START)
+
+
+def _per_level(stat: str) -> np.ndarray:
+    return np.array([0] + [getattr(rules.LEVEL_MONSTER[level], stat) for level in range(1, NUM_LEVELS + 1)])
+
+
+_MONSTER_HP, _MONSTER_SPEED, _MONSTER_ATTACK, _MONSTER_DEFENSE, _MONSTER_RANGE = map(
+    _per_level, ("hp", "speed", "attack", "defense", "range"))
+# Each level's monster slots: the start tiles (-1 for a slot the level lacks) and their health.
+_SLOT_START = np.full((NUM_LEVELS + 1, MAX_MONSTERS), -1, dtype=np.int8)
+_SLOT_HP = np.zeros((NUM_LEVELS + 1, MAX_MONSTERS), dtype=np.int8)
+for _level in range(1, NUM_LEVELS + 1):
+    _starts = rules.LEVEL_MONSTER_STARTS[_level]
+    _SLOT_START[_level, :len(_starts)] = _starts
+    _SLOT_HP[_level, :len(_starts)] = _MONSTER_HP[_level]
+
+# ---------------------------------------------------------------- geometry tables, one row per board
+
+_RANGE = np.array(rules.RANGE, dtype=np.int32)  # [layout, a, b]
+_RANGE_FROM = _RANGE.reshape(-1, NUM_TILES)  # [board of a, b]: RANGE[layout][a][b]
+_RANGE_TO = _RANGE.transpose(0, 2, 1).reshape(-1, NUM_TILES)  # [board of b, a]: RANGE[layout][a][b]
+# A monster's path costs with the adventurer on the board's tile (walls and the adventurer block, monsters may be
+# passed): row board * 25 + here is rules.path_costs(here, walls | hero).
+_MONSTER_COSTS = np.array([rules.path_costs(here, rules.WALLS[layout] | (1 << hero))
+                           for layout in range(NUM_LAYOUTS) for hero in range(NUM_TILES)
+                           for here in range(NUM_TILES)], dtype=np.int32)
+_WALL_TILES = np.repeat((_WALLS[:, None] >> _TILES) & 1, NUM_TILES, axis=0).astype(bool)  # [board]
+_HERO_TILE = np.tile(np.eye(NUM_TILES, dtype=bool), (NUM_LAYOUTS, 1))  # [board]: the board's own tile
+# A tier-2 goal must be floor, not the adventurer's, and reachable at some cost (other monsters aside).
+_OPEN = (_MONSTER_COSTS < FAR) & np.repeat(~_WALL_TILES & ~_HERO_TILE, NUM_TILES, axis=0)
+
+# Line of sight: rules.SIGHT[layout][b * 25 + a] lists the wall-free sight lines between tiles b and a, each as the
+# tiles it touches, and b sees a when some line touches no monster. Here the lines of a pair are the bits of a small
+# int: _LINE_BITS[board of a, b] has one bit per line (a pair always in sight has a line no tile touches, a pair
+# never in sight none), and row (board of a) * 26 + m of _HITS the bits of the lines a monster on tile m touches
+# (m = _NOWHERE, no monster, touches none). In sight: the monsters do not touch all the lines.
+_NOWHERE = NUM_TILES
+_LINE_BITS = np.zeros((NUM_LAYOUTS, NUM_TILES, NUM_TILES), dtype=np.uint8)
+_HITS = np.zeros((NUM_LAYOUTS, NUM_TILES, NUM_TILES + 1, NUM_TILES), dtype=np.uint8)
+for _layout, _table in enumerate(rules.SIGHT):
+    for _pair, _lines in enumerate(_table):
+        _b, _a = divmod(_pair, NUM_TILES)
+        for _j, _touched in enumerate((0,) if _lines is True else () if _lines is False else _lines):
+            _LINE_BITS[_layout, _a, _b] |= 1 << _j
+            for _m in range(NUM_TILES):
+                if (_touched >> _m) & 1:
+                    _HITS[_layout, _a, _m, _b] |= 1 << _j
+_LINE_BITS = _LINE_BITS.reshape(-1, NUM_TILES)
+_HITS = _HITS.reshape(-1, NUM_TILES)
+# Sight is symmetric, so one orientation serves the adventurer's attacks and the monsters' alike.
+assert all(table[a * NUM_TILES + b] == table[b * NUM_TILES + a] for table in rules.SIGHT
+           for a in range(NUM_TILES) for b in range(NUM_TILES))
+
+# Row level * 25 + hero: the tiles within the level's monster Range of the adventurer (sight aside).
+_IN_REACH = np.zeros((NUM_LEVELS + 1, NUM_TILES, NUM_TILES), dtype=bool)
+_IN_REACH[1:] = _RANGE_TO.reshape(NUM_LAYOUTS, NUM_TILES, NUM_TILES)[_LAYOUT[1:]] <= _MONSTER_RANGE[1:, None, None]
+_IN_REACH = _IN_REACH.reshape(-1, NUM_TILES)
+
+# A monster's move: the tie-breaks folded into one integer key per tile, the smallest wins. Every part is below
+# FAR + 1 <= 128 and a tile below 32: key = ((to_goal * 128 + range (or FAR - range)) * 128 + cost) * 32 + tile.
+_COST_UNIT, _RANGE_UNIT, _GOAL_UNIT = 32, 32 * 128, 32 * 128 * 128
+_FARTHEST_FIRST = (FAR - _RANGE_TO) * _RANGE_UNIT + _TILES  # [board of the adventurer], the cost to be added
+_CLOSEST_FIRST = _RANGE_TO * _RANGE_UNIT + _TILES
+_NEVER = np.iinfo(np.int32).max
+
+# Indexed by a monster slot's tile, where index -1 (a dead or unused slot) reads the last entry: the tile itself or
+# _NOWHERE, and its bit or 0.
+_WHERE = np.append(_TILES, _NOWHERE)
+_TILE_BIT = np.array([1 << t for t in range(NUM_TILES)] + [0], dtype=np.int64)
+_NOT_FIRST_COLUMN = sum(1 << t for t in range(NUM_TILES) if t % SIZE)
+_NOT_LAST_COLUMN = sum(1 << t for t in range(NUM_TILES) if t % SIZE != SIZE - 1)
+
+# ---------------------------------------------------------------- the dice
+
+_ASSIGN_ORDER = np.array(rules.ASSIGN_ORDER)  # (permutation, (speed, attack, defense)) -> index into sorted dice
+_ASSIGN_MASK = np.zeros((DIE_FACES + 1,) * 3 + (len(rules.PERMUTATIONS),), dtype=bool)
+for (_high, _mid, _low), _mask in rules.ASSIGN_MASK.items():
+    _ASSIGN_MASK[_high, _mid, _low] = _mask
+
+
+def _sorted_dice(b, rows=slice(None)) -> np.ndarray:
+    """This turn's dice high to low (the H, M, L of the assign actions), (k, 3)."""
+    return -np.sort(-b.dice[rows], axis=1)
+
+
+def _roll(b, rows, rngs) -> None:
+    """Three dice: the next fixed rolls while any are left, then each game's own generator, the same call."""
+    fixed = np.clip(b.rolls.shape[1] - b.next_roll[rows], 0, 3)
+    full = rows[fixed == 3]
+    if len(full):
+        b.dice[full] = b.rolls[full[:, None], b.next_roll[full, None] + np.arange(3)]
+        b.next_roll[full] += 3
+    drawing, fixed = rows[fixed < 3], fixed[fixed < 3]
+    if not len(drawing):
+        return
+    if not b.rolls.shape[1]:  # no fixed rolls at all: the common case, three dice from every generator
+        b.dice[drawing] = [rngs[i].integers(1, DIE_FACES + 1, size=3) for i in drawing.tolist()]
+        return
+    for i, count in zip(drawing.tolist(), fixed.tolist()):
+        start = int(b.next_roll[i])
+        b.dice[i, :count] = b.rolls[i, start:start + count]
+        b.next_roll[i] += count
+        b.dice[i, count:] = rngs[i].integers(1, DIE_FACES + 1, size=3 - count)
+
+
+# ---------------------------------------------------------------- geometry at run time
+
+def _board(level, pos) -> np.ndarray:
+    """The games' layouts with the adventurer (or the tile looked from) on ``pos``."""
+    return _LAYOUT[level] * NUM_TILES + pos
+
+
+def _either(columns) -> np.ndarray:
+    """The bitwise or over axis 1 (one entry per monster slot)."""
+    out = columns[:, 0] | columns[:, 1]
+    for k in range(2, columns.shape[1]):
+        out |= columns[:, k]
+    return out
+
+
+def _sight_to(board, blockers) -> np.ndarray:
+    """(k, 25): whether each tile is in sight of the board's tile with monsters on ``blockers`` (k, MAX_MONSTERS),
+    rules.in_sight(layout, tile, board's tile, their mask)."""
+    touched = _either(_HITS.take(board[:, None] * (NUM_TILES + 1) + blockers, axis=0))
+    return touched != _LINE_BITS.take(board, axis=0)
+
+
+def _cost_levels(source, blocked, most: int) -> np.ndarray:
+    """``levels[:, c]``: the tiles (a mask per game) whose cheapest path cost from ``source`` is c, for c up to
+    ``most`` (or fewer once no tile is left to reach), never entering ``blocked``: rules.path_costs by cost.
+
+    A tile first reached at cost c is one orthogonal step from a tile first reached at c - 2 or one diagonal step
+    from one at c - 3; like there, only the step's destination must be enterable. A diagonal step is a step up or
+    down (kept per level in ``up_down``) then sideways, so one sideways shift serves both kinds of step."""
+    none = np.zeros_like(source)
+    levels, up_down = [source, none], [(source << SIZE) | (source >> SIZE), none]
+    free = ~(source | blocked) & ((1 << NUM_TILES) - 1)  # bits shifted off the board never survive ``& free``
+    idle = 0
+    for cost in range(ORTHOGONAL_STEP, most + 1):
+        sideways = levels[cost - ORTHOGONAL_STEP]
+        if cost >= DIAGONAL_STEP:
+            sideways = sideways | up_down[cost - DIAGONAL_STEP]
+        new = free & (up_down[cost - ORTHOGONAL_STEP] | ((sideways << 1) & _NOT_FIRST_COLUMN)
+                      | ((sideways >> 1) & _NOT_LAST_COLUMN))
+        free ^= new
+        levels.append(new)
+        up_down.append((new << SIZE) | (new >> SIZE))
+        idle = 0 if new.any() else idle + 1
+        if idle == DIAGONAL_STEP:  # nothing left to step from
+            break
+    return np.stack(levels, axis=1)
+
+
+def _adventurer_levels(b, rows, most: int) -> np.ndarray:
+    """rules.adventurer_costs as cost levels: paths through floor, never through walls or monsters."""
+    blocked = _WALLS[_LAYOUT[b.level[rows]]] | _either(_TILE_BIT.take(b.monster_pos[rows]))
+    return _cost_levels(_TILE_BIT.take(b.pos[rows]), blocked, most)
+
+
+def _moves(b, rows) -> np.ndarray:
+    """The tiles (k, 25) a move reaches with ``speed_left``, the adventurer's own tile left out."""
+    speed_left = b.speed_left[rows]
+    levels = _adventurer_levels(b, rows, int(speed_left.max()))
+    levels[:, 0] = 0
+    within = np.bitwise_or.accumulate(levels, axis=1)  # [:, c]: the tiles a move of cost <= c reaches
+    within = within[np.arange(len(rows)), np.minimum(speed_left, levels.shape[1] - 1)]
+    return ((within[:, None] >> _TILES) & 1).astype(bool)
+
+
+def _can_attack(b, rows) -> np.ndarray:
+    """rules.can_attack for every slot, (k, MAX_MONSTERS): alive, in Range and sight, Attack left pays Defense."""
+    monster_pos, level = b.monster_pos[rows], b.level[rows]
+    at = _WHERE.take(monster_pos)  # below, at % _NOWHERE reads a dead slot's tile as 0: masked out
+    board = _board(level, b.pos[rows])
+    able = (b.attack_left[rows] >= _MONSTER_DEFENSE[level])[:, None] & (at != _NOWHERE)
+    able &= _RANGE_FROM.take(board[:, None] * NUM_TILES + at % _NOWHERE) <= b.range[rows, None]
+    seen = _sight_to(board, at)
+    return able & seen[np.arange(len(rows))[:, None], at % _NOWHERE]
+
+
+# ---------------------------------------------------------------- setup and the turn's start
+
+def deal(b, rows, rngs, options) -> None:
+    """Begin each new game's first turn with its own generator, as ``rules.new_game`` does: the rest of a new game
+    is already in place (dealt once, its dice rolled by a stand-in generator), so its turn is begun again."""
+    b.turn[rows] = 0
+    b.next_roll[rows] = 0
+    _begin_turn(b, rows, rngs)
+
+
+def _set_up_level(b, rows) -> None:
+    """The adventurer on the start stair, the level's monsters at full health on their start tiles."""
+    level = b.level[rows]
+    b.pos[rows] = _START[level]
+    b.monster_pos[rows] = _SLOT_START[level]
+    b.monster_hp[rows] = _SLOT_HP[level]
+    b.cleared[rows] = level - 1
+
+
+def _begin_turn(b, rows, rngs) -> None:
+    """The energy roll starts a turn; the turn after ``max_turns`` is never begun (truncation)."""
+    if not len(rows):
+        return
+    b.speed_left[rows] = b.attack_left[rows] = b.defense_total[rows] = 0
+    out_of_turns = b.turn[rows] >= b.max_turns[rows]
+    cut = rows[out_of_turns]
+    b.phase[cut] = OVER
+    b.result[cut] = TRUNCATED
+    going = rows[~out_of_turns]
+    b.turn[going] += 1
+    _roll(b, going, rngs)
+    b.phase[going] = ASSIGN
+
+
+def _assign(b, rows, chosen, rngs) -> None:
+    totals = _sorted_dice(b, rows)[np.arange(len(rows))[:, None], _ASSIGN_ORDER[chosen - A_ASSIGN]]
+    b.speed_left[rows] = b.speed[rows] + totals[:, 0]
+    b.attack_left[rows] = b.attack[rows] + totals[:, 1]
+    b.defense_total[rows] = b.defense[rows] + totals[:, 2]
+    b.phase[rows] = ACT
+
+
+# ---------------------------------------------------------------- a turn: the adventurer
+
+def _move(b, rows, chosen, rngs) -> None:
+    targets = chosen - A_MOVE
+    levels = _adventurer_levels(b, rows, int(b.speed_left[rows].max()))
+    b.speed_left[rows] -= ((levels >> targets[:, None]) & 1).argmax(axis=1)  # the cost level the target is in
+    b.pos[rows] = targets
+
+
+def _attack(b, rows, chosen, rngs) -> None:
+    slots = chosen - A_ATTACK
+    b.attack_left[rows] -= _MONSTER_DEFENSE[b.level[rows]]
+    b.monster_hp[rows, slots] -= 1
+    killed = b.monster_hp[rows, slots] == 0
+    b.monster_pos[rows[killed], slots[killed]] = -1
+    last = rows[killed][~b.monster_hp[rows[killed]].any(axis=1)]
+    _level_cleared(b, last)
+
+
+def _level_cleared(b, rows) -> None:
+    """The last monster died: the level ends at once, with no monster phases."""
+    if not len(rows):
+        return
+    b.speed_left[rows] = b.attack_left[rows] = 0
+    b.cleared[rows] = b.level[rows]
+    won = b.level[rows] == NUM_LEVELS
+    b.phase[rows[won]] = OVER
+    b.result[rows[won]] = WON
+    b.phase[rows[~won]] = LEVEL_UP
+
+
+def _end_turn(b, rows, chosen, rngs) -> None:
+    b.speed_left[rows] = b.attack_left[rows] = 0  # unspent points are lost
+    _monster_movement(b, rows)
+    _monster_attack(b, rows)
+    dead = b.health[rows] == 0
+    b.phase[rows[dead]] = OVER
+    b.result[rows[dead]] = LOST
+    _begin_turn(b, rows[~dead], rngs)
+
+
+# ---------------------------------------------------------------- a turn: the monsters
+
+def _monster_order(b, rows, board) -> np.ndarray:
+    """(k, MAX_MONSTERS) slots, living ones first, closest to the adventurer first (range), ties by tile."""
+    at = _WHERE.take(b.monster_pos[rows])
+    ranges = _RANGE_TO.take(board[:, None] * NUM_TILES + at % _NOWHERE)
+    return np.argsort(np.where(at != _NOWHERE, ranges * NUM_TILES + at, _NEVER), axis=1, kind="stable")
+
+
+def _monster_movement(b, rows) -> None:
+    """Each monster moves in turn; later monsters see earlier monsters' new tiles. Pass j moves the j-th monster
+    of the order in every game that has one (the adventurer stands still meanwhile)."""
+    level = b.level[rows]
+    board = _board(level, b.pos[rows])
+    order = _monster_order(b, rows, board)
+    for j in range(MAX_MONSTERS):
+        slots = order[:, j]
+        moving = b.monster_pos[rows, slots] >= 0
+        if not moving.all():
+            rows, slots, order, level, board = rows[moving], slots[moving], order[moving], level[moving], board[moving]
+            if not len(rows):
+                return
+        b.monster_pos[rows, slots] = _monster_destination(b, rows, slots, level, board)
+
+
+def _best(chosen, key) -> np.ndarray:
+    """The tile (per game) with the smallest ``key`` among the ``chosen`` ones (k, 25)."""
+    return np.where(chosen, key, _NEVER).argmin(axis=1)
+
+
+def _monster_destination(b, rows, slots, level, board) -> np.ndarray:
+    """Where monster slot ``slots[i]`` of game ``rows[i]`` ends its move (RULES.md, "Monster movement");
+    ``board``: the games' layouts with the adventurer on its tile."""
+    here = b.monster_pos[rows, slots]
+    others = _WHERE.take(b.monster_pos[rows])
+    others[np.arange(len(rows)), slots] = _NOWHERE
+    elsewhere = others[:, 0, None] != _TILES  # no other monster there
+    for k in range(1, MAX_MONSTERS):
+        elsewhere &= others[:, k, None] != _TILES
+    # The monster's movement: walls and the adventurer block; other monsters may be passed, not ended on.
+    spent = _MONSTER_COSTS.take(board * NUM_TILES + here, axis=0)
+    reachable = (spent <= _MONSTER_SPEED[level, None]) & elsewhere
+    attacks_from = _IN_REACH.take(level * NUM_TILES + b.pos[rows], axis=0) & _sight_to(board, others)
+    spent *= _COST_UNIT
+    # Tier 1: a reachable tile in Range and sight: the largest range, then least cost, then (row, col).
+    farthest_first = _FARTHEST_FIRST.take(board, axis=0) + spent
+    spots = reachable & attacks_from
+    tier_1 = np.where(spots, farthest_first, _NEVER)
+    # Tier 2: the goal is the best empty tile in Range and sight (ranked as in tier 1); the monster ends on the
+    # reachable tile nearest it, then closest to the adventurer, then least cost, then (row, col). Tier 3, no goal
+    # anywhere, is the same with every tile as near the goal: it just closes in.
+    goals = _OPEN.take(board * NUM_TILES + here, axis=0) & elsewhere & attacks_from
+    to_goal = _MONSTER_COSTS.take(board * NUM_TILES + _best(goals, farthest_first), axis=0)
+    to_goal *= goals.any(axis=1, keepdims=True)
+    toward_goal = np.where(reachable, to_goal * _GOAL_UNIT + _CLOSEST_FIRST.take(board, axis=0) + spent, _NEVER)
+    return np.where(spots.any(axis=1, keepdims=True), tier_1, toward_goal).argmin(axis=1)
+
+
+def _monster_attack(b, rows) -> None:
+    """Damage = floor(sum of the attackers' Attack / this turn's Defense total)."""
+    level, hero = b.level[rows], b.pos[rows]
+    at = _WHERE.take(b.monster_pos[rows])
+    threatened = _IN_REACH.take(level * NUM_TILES + hero, axis=0) & _sight_to(_board(level, hero), at)
+    attacking = (at != _NOWHERE) & threatened[np.arange(len(rows))[:, None], at % _NOWHERE]
+    damage = attacking.sum(axis=1) * _MONSTER_ATTACK[level] // b.defense_total[rows]
+    b.health[rows] = np.maximum(0, b.health[rows] - damage)
+
+
+# ---------------------------------------------------------------- levels
+
+_SKILLS = rules.UPGRADES  # the fields the upgrades raise, in action order
+
+
+def _level_up(b, rows, chosen, rngs) -> None:
+    """+1 to a skill (masked at the cap) or heal to full, then the next level and a new turn."""
+    choices = chosen - A_UPGRADE
+    b.health[rows[choices == len(_SKILLS)]] = MAX_HEALTH
+    for k, name in enumerate(_SKILLS):
+        getattr(b, name)[rows[choices == k]] += 1
+    b.level[rows] += 1
+    _set_up_level(b, rows)
+    _begin_turn(b, rows, rngs)
+
+
+# ---------------------------------------------------------------- the player's decisions
+
+def legal_masks(b) -> np.ndarray:
+    """Which actions the rules allow now, (N, 41) (all False once a game is over or truncated)."""
+    n = b.phase.shape[0]
+    mask = np.zeros((n, NUM_ACTIONS), dtype=bool)
+    phase = b.phase
+    acting = np.flatnonzero(phase == ACT)
+    if len(acting):
+        mask[acting, A_MOVE:A_ATTACK] = _moves(b, acting)
+        mask[acting, A_ATTACK:A_END_TURN] = _can_attack(b, acting)
+        mask[acting, A_END_TURN] = True
+    assigning = np.flatnonzero(phase == ASSIGN)
+    if len(assigning):
+        high, mid, low = _sorted_dice(b, assigning).T
+        mask[assigning, :A_MOVE] = _ASSIGN_MASK[high, mid, low]
+    choosing = np.flatnonzero(phase == LEVEL_UP)
+    if len(choosing):
+        skills = np.stack([getattr(b, name)[choosing] for name in _SKILLS], axis=1)
+        mask[choosing, A_UPGRADE:A_HEAL] = skills < b.skill_cap[choosing, None]
+        mask[choosing, A_HEAL] = True
+    return mask
+
+
+# Each kind of action's handler, and the kind of every action index.
+_HANDLERS = (_assign, _move, _attack, _end_turn, _level_up)
+_KIND = np.repeat(np.arange(len(_HANDLERS)), np.diff([A_ASSIGN, A_MOVE, A_ATTACK, A_END_TURN, A_UPGRADE, NUM_ACTIONS]))
+
+
+def apply(b, actions, rows, rngs) -> None:
+    """Every game ``rows`` (a bool mask) selects takes its action, which must be legal; each kind of action is
+    handled once for all the games taking it. ``rngs[i]`` rolls game i's dice of every turn begun once its fixed
+    rolls have run out."""
+    games = np.flatnonzero(rows)
+    chosen = actions[games]
+    kind = _KIND[chosen]
+    for k in np.flatnonzero(np.bincount(kind, minlength=len(_HANDLERS))):
+        taking = kind == k
+        _HANDLERS[k](b, games[taking], chosen[taking], rngs)
+
+
+def forfeit(b, rows) -> None:
+    """The games ``rows`` (a bool mask) selects are lost by an illegal action."""
+    b.phase[rows] = OVER
+    b.result[rows] = FORFEITED
+
+
+# ---------------------------------------------------------------- end and score
+
+def is_over(b) -> np.ndarray:
+    return (b.result == WON) | (b.result == LOST) | (b.result == FORFEITED)
+
+
+def is_truncated(b) -> np.ndarray:
+    return b.result == TRUNCATED
+
+
+_RESULT_NAMES = np.array(rules.RESULT_NAMES)
+
+
+def outcome(b, rows) -> dict:
+    """``rules.outcome`` of each game ``rows`` (a bool mask) selects, as arrays."""
+    return {
+        "won": b.result[rows] == WON,
+        "score": b.cleared[rows],
+        "result": _RESULT_NAMES[b.result[rows]],
+        "level": b.level[rows],
+        "turn": b.turn[rows],
+    }
+
+
+# ---------------------------------------------------------------- what the player sees
+
+_LEVEL_PICTURE = np.array([np.zeros(rules.OBSERVATION_SIZE, dtype=np.float32)] + rules.LEVEL_PICTURE[1:])
+_SLOTS, _ADVENTURER, _PHASE, _TURN = rules._SLOTS, rules._ADVENTURER, rules._PHASE, rules._TURN
+# A monster slot's alive, row, col by its tile (the last row: _NOWHERE, an empty slot, all 0).
+_SLOT_PICTURE = np.array([(1, t // SIZE, t % SIZE) for t in range(NUM_TILES)] + [(0, 0, 0)], dtype=np.float32)
+
+
+def observe(b) -> np.ndarray:
+    """rules.observe of every game, (N, 201) float32."""
+    n = b.phase.shape[0]
+    games = np.arange(n)
+    obs = _LEVEL_PICTURE.take(b.level, axis=0)
+    obs[games, rules._ADVENTURER_PLANE + b.pos] = 1
+    where = _WHERE.take(b.monster_pos)
+    hp = np.where(where != _NOWHERE, b.monster_hp, 0)
+    game, slot = np.nonzero(where != _NOWHERE)
+    at = where[game, slot]
+    obs[game, rules._MONSTER_PLANE + at] = 1
+    obs[game, rules._MONSTER_HP_PLANE + at] = hp[game, slot]
+    slots = obs[:, _SLOTS:_ADVENTURER].reshape(n, MAX_MONSTERS, 4)  # a view: per slot alive, row, col, hp
+    slots[:, :, :3] = _SLOT_PICTURE.take(where, axis=0)
+    slots[:, :, 3] = hp
+    obs[:, _ADVENTURER:_PHASE] = np.stack([
+        b.health, b.speed, b.attack, b.defense, b.range, b.pos // SIZE, b.pos % SIZE, *_sorted_dice(b).T,
+        b.speed_left, b.attack_left, b.defense_total], axis=1, dtype=np.float32)
+    obs[games, _PHASE + b.phase] = 1
+    obs[:, _TURN] = b.turn / b.max_turns
+    return obs

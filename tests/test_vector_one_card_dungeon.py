@@ -1,0 +1,273 @@
+"""One Card Dungeon's native vector env plays exactly the single env's games.
+
+The vector env and N single envs are played side by side (the checker of tests/test_vector.py, building the vector
+env class directly) with the game's own options: fixed rolls and a start level (reset options), ``max_turns`` and
+``skill_cap``; with and without forced moves; in both reward modes. Observations, rewards, ends, masks, outcomes and
+the full state of every game must agree after every step. Random play rarely clears a level, so some runs raise the
+adventurer's skills at the start of every game (in both envs alike) and attack whenever they can; the rare branches
+(tiers of monster movement, level-ups, wins, truncations, dice running out mid-turn...) are counted and required.
+A second test sets random tables by hand and checks every legal action of each against ``rules.apply``.
+"""
+
+from collections import Counter
+
+import gymnasium as gym
+import numpy as np
+import pytest
+
+from tabletop_gym.envs.core.vector import Batch
+from tabletop_gym.envs.one_card_dungeon import batch, rules
+from tabletop_gym.envs.one_card_dungeon.levels import MAX_MONSTERS, NUM_LEVELS
+from tabletop_gym.envs.one_card_dungeon.vector import OneCardDungeonVectorEnv
+
+
+def random_actions(rng, masks):
+    """A random legal action per game (0 where a game has none: it is starting over)."""
+    return (rng.random(masks.shape) * masks).argmax(axis=1)
+
+
+def attack_first(rng, masks):
+    """Random play that takes the first legal attack nine times in ten."""
+    actions = random_actions(rng, masks)
+    attacks = masks[:, rules.A_ATTACK:rules.A_END_TURN].astype(bool)
+    eager = attacks.any(axis=1) & (rng.random(len(masks)) < 0.9)
+    actions[eager] = rules.A_ATTACK + attacks[eager].argmax(axis=1)
+    return actions
+
+
+def now_and_then_illegal(rng, masks):
+    """Random play that takes an illegal action (forfeiting the game) one time in fifty."""
+    actions = random_actions(rng, masks)
+    wrong = rng.random(len(masks)) < 0.02
+    actions[wrong] = random_actions(rng, ~masks[wrong].astype(bool))
+    return actions
+
+
+def boost(vector, single, i):
+    """Raise game i's skills to one below the cap (at least their start) in both envs. Only done on a game's first
+    decision, the assignment of turn 1's dice, whose mask the skills do not change."""
+    s = single.state.copy()
+    assert s.phase == rules.ASSIGN and s.turn == 1
+    for name in rules.UPGRADES:
+        setattr(s, name, max(getattr(s, name), s.skill_cap - 1))
+    single.state = s
+    vector.state.put(i, s)
+
+
+def play_side_by_side(num_envs, steps, seed, policy=random_actions, boosted=False, reset_options=None,
+                      counts=None, until_an_end=False, **options):
+    """Step a vector env and num_envs single envs with the same legal actions; assert they agree. The reset options
+    are the first reset's: games started over after an end are dealt as by a single env's ``reset()``.
+    ``until_an_end``: stop once some game has ended (before any game starts over)."""
+    reset_options = reset_options or {}
+    counts = Counter() if counts is None else counts
+    vector = OneCardDungeonVectorEnv(num_envs=num_envs, **options)
+    singles = [gym.make("Tabletop/OneCardDungeon-v0", **options).unwrapped for _ in range(num_envs)]
+    observations, infos = vector.reset(seed=seed, options=reset_options)
+    for i, single in enumerate(singles):
+        single_obs, single_info = single.reset(seed=seed + i, options=reset_options)
+        assert np.array_equal(observations[i], single_obs)
+        assert np.array_equal(infos["action_mask"][i], single_info["action_mask"])
+        assert vector.take(i).equals(single.state)
+        if boosted:
+            boost(vector, single, i)
+    rng = np.random.default_rng(seed)
+    starting_over = np.zeros(num_envs, dtype=bool)
+    endings = 0
+    for _ in range(steps):
+        actions = policy(rng, infos["action_mask"])
+        observations, rewards, terminated, truncated, infos = vector.step(actions)
+        for i, single in enumerate(singles):
+            if starting_over[i]:
+                single_obs, single_info = single.reset()
+                reward, ended_here, cut_here = 0.0, False, False
+            else:
+                count_decision(counts, single, int(actions[i]))
+                single_obs, reward, ended_here, cut_here, single_info = single.step(int(actions[i]))
+            assert np.array_equal(observations[i], single_obs)
+            assert (rewards[i], terminated[i], truncated[i]) == (reward, ended_here, cut_here)
+            assert np.array_equal(infos["action_mask"][i], single_info["action_mask"])
+            assert vector.take(i).equals(single.state)
+            if ended_here or cut_here:
+                endings += 1
+                counts["result_" + single_info["result"]] += 1
+                for key in ("won", "score", "result", "level", "turn"):
+                    assert infos["_" + key][i] and infos[key][i] == single_info[key]
+            elif starting_over[i] and boosted:
+                boost(vector, single, i)
+            starting_over[i] = ended_here or cut_here
+        if until_an_end and starting_over.any():
+            break
+    return endings
+
+
+def count_decision(counts, single, action):
+    """Tally the rare decisions met (before ``action`` is played)."""
+    s, mask = single.state, single.action_masks()
+    if s.phase == rules.ASSIGN and mask.sum() < len(rules.PERMUTATIONS):
+        counts["tied_dice"] += 1
+    if s.phase == rules.LEVEL_UP:
+        counts["level_up_" + rules.ACTION_NAMES[action]] += 1
+        if not mask[rules.A_UPGRADE:rules.A_HEAL].all():
+            counts["upgrade_masked_at_cap"] += 1
+    if rules.A_ATTACK <= action < rules.A_END_TURN and s.monster_hp[action - rules.A_ATTACK] == 1:
+        counts["monster_killed"] += 1
+
+
+@pytest.fixture
+def counts(monkeypatch):
+    """Counts the rare branches the single envs' rules take (the vector env must take the same ones). The vector
+    env's own deals (one game dealt by the scalar rules with a stand-in generator) are not counted."""
+    tally = Counter()
+    destination, roll, deal = rules.monster_destination, rules._roll, OneCardDungeonVectorEnv._deal
+    dealing = []
+
+    def flagged_deal(self, *args):
+        dealing.append(True)
+        try:
+            return deal(self, *args)
+        finally:
+            dealing.pop()
+
+    def counted_destination(s, k):
+        tally["monster_tier_%d" % monster_tier(s, k)] += 1
+        return destination(s, k)
+
+    def counted_roll(s, rng):
+        left = len(s.rolls) - s.next_roll
+        if not dealing:
+            tally["fixed_rolls_run_out_mid_turn" if 0 < left < 3 else "fixed_roll" if left else "generator_roll"] += 1
+        roll(s, rng)
+
+    monkeypatch.setattr(rules, "monster_destination", counted_destination)
+    monkeypatch.setattr(rules, "_roll", counted_roll)
+    monkeypatch.setattr(OneCardDungeonVectorEnv, "_deal", flagged_deal)
+    return tally
+
+
+def monster_tier(s, k):
+    """Which tier of RULES.md's monster movement decides monster k's move (1, 2 or 3)."""
+    lay, hero, kind = rules.layout(s), s.pos, rules.LEVEL_MONSTER[s.level]
+    here = int(s.monster_pos[k])
+    others = rules.monster_tiles(s) & ~(1 << here)
+    spent = rules.path_costs(here, rules.WALLS[lay] | (1 << hero))
+
+    def attacks_from(t):
+        return rules.RANGE[lay][t][hero] <= kind.range and rules.in_sight(lay, t, hero, others)
+
+    if any(spent[t] <= kind.speed and not (others >> t) & 1 and attacks_from(t) for t in range(rules.NUM_TILES)):
+        return 1
+    blocked = rules.WALLS[lay] | others | (1 << hero)
+    return 2 if any(not (blocked >> t) & 1 and spent[t] < rules.FAR and attacks_from(t)
+                    for t in range(rules.NUM_TILES)) else 3
+
+
+# ------------------------------------------------------------------ random play, many seeds
+
+@pytest.mark.parametrize("seed", [0, 1000, 2000])
+def test_vector_env_plays_the_single_envs_games(seed, counts):
+    assert play_side_by_side(64, 300, seed, counts=counts) > 64
+    assert counts["result_lost"] and counts["monster_tier_1"] and counts["monster_tier_2"]
+    assert counts["tied_dice"] and counts["monster_killed"] and counts["generator_roll"]
+
+
+def test_illegal_actions_forfeit_the_game_alike(counts):
+    play_side_by_side(64, 200, 3000, policy=now_and_then_illegal, counts=counts)
+    assert counts["result_forfeited"]
+
+
+@pytest.mark.parametrize("level, seed", [(1, 10), (4, 40), (7, 70), (12, 120), (12, 1200)])
+def test_boosted_attacking_play_clears_levels_and_wins(level, seed, counts):
+    play_side_by_side(64, 300, seed, policy=attack_first, boosted=True, reset_options={"level": level},
+                      counts=counts, skip_forced=False, reward="score")
+    assert counts["monster_killed"]
+    if level < NUM_LEVELS:
+        assert any(name.startswith("level_up_") for name in counts)
+    else:
+        assert counts["result_won"]
+
+
+def test_skill_cap_masks_upgrades_and_every_level_up_choice_is_played(counts):
+    for seed, cap in ((0, 2), (100, 3), (200, 4)):
+        play_side_by_side(64, 300, seed, policy=attack_first, boosted=True, counts=counts, skill_cap=cap)
+    assert counts["upgrade_masked_at_cap"]
+    assert all(counts["level_up_" + name] for name in rules.ACTION_NAMES[rules.A_UPGRADE:])
+
+
+@pytest.mark.parametrize("skip_forced", [True, False])
+def test_truncation_at_max_turns(skip_forced, counts):
+    for seed, max_turns in ((0, 1), (300, 3), (600, 8)):
+        play_side_by_side(64, 200, seed, policy=attack_first, boosted=True, counts=counts, max_turns=max_turns,
+                          skip_forced=skip_forced, reset_options={"level": 3})
+    assert counts["result_truncated"] > 50
+
+
+@pytest.mark.parametrize("length", [0, 3, 20, 40, 100])
+def test_fixed_rolls_then_the_generator(length, counts):
+    rolls = np.random.default_rng(length).integers(1, 7, size=length).tolist()
+    for seed, level in ((0, 2), (500, 9), (900, 5)):
+        play_side_by_side(64, 300, seed, reset_options={"rolls": rolls, "level": level}, counts=counts,
+                          skip_forced=seed == 0, policy=attack_first, boosted=True, until_an_end=length > 0)
+    assert counts["generator_roll"] or length == 100
+    assert bool(counts["fixed_roll"]) == (length >= 3)
+    assert bool(counts["fixed_rolls_run_out_mid_turn"]) == (length % 3 != 0 and length < 100)
+
+
+@pytest.mark.xfail(strict=True, raises=ValueError, reason="State.rolls has as many entries as the reset's rolls "
+                   "option, and a Batch holds one shape per field: a game started over without the option (or a "
+                   "reset with another number of rolls) does not fit its row")
+def test_games_started_over_after_fixed_rolls():
+    play_side_by_side(8, 100, 0, reset_options={"rolls": [6, 5, 4, 3]})
+
+
+def test_all_sixes_are_forced_assignments():
+    play_side_by_side(16, 100, 4, reset_options={"rolls": [6] * 30}, until_an_end=True)
+
+
+# ------------------------------------------------------------------ hand-set tables, every legal action
+
+def random_table(rng):
+    """A state with pieces and points set at random (distinct floor tiles, skills within bounds), mid-turn."""
+    s = rules.new_game(rng, level=int(rng.integers(1, NUM_LEVELS + 1)), max_turns=50, skill_cap=int(rng.integers(2, 9)))
+    walls = rules.WALLS[rules.layout(s)]
+    floor = [t for t in range(rules.NUM_TILES) if not (walls >> t) & 1]
+    tiles = rng.choice(floor, size=1 + MAX_MONSTERS, replace=False)
+    s.pos = int(tiles[0])
+    kind = rules.LEVEL_MONSTER[s.level]
+    for k in range(rules.LEVEL_COUNT[s.level]):
+        alive = rng.random() < 0.8
+        s.monster_pos[k] = tiles[1 + k] if alive else -1
+        s.monster_hp[k] = rng.integers(1, kind.hp + 1) if alive else 0
+    if not s.monster_hp.any():
+        s.monster_pos[0], s.monster_hp[0] = tiles[1], 1
+    for name, (low, high) in rules.skill_bounds(s.skill_cap).items():
+        setattr(s, name, int(rng.integers(low, high + 1)))
+    s.health = int(rng.integers(1, rules.MAX_HEALTH + 1))
+    s.phase = rules.ACT
+    s.speed_left = int(rng.integers(0, s.speed + 7))
+    s.attack_left = int(rng.integers(0, s.attack + 7))
+    s.defense_total = s.defense + int(rng.integers(1, 7))
+    s.turn = int(rng.integers(1, 51))
+    return s
+
+
+def test_every_legal_action_on_random_tables_agrees_with_the_rules():
+    rng = np.random.default_rng(0)
+    tables = [random_table(rng) for _ in range(600)]
+    b = Batch(tables[0], len(tables))
+    b.put_many(np.arange(len(tables)), tables)
+    masks = batch.legal_masks(b)
+    assert np.array_equal(masks, [rules.legal_mask(s) for s in tables])
+    assert np.array_equal(batch.observe(b), [rules.observe(s) for s in tables])
+    # Every legal action of every table, each from a copy of its table with its own generator.
+    table, action = np.nonzero(masks)
+    plays = Batch(tables[0], len(table))
+    plays.put_many(np.arange(len(table)), [tables[t] for t in table])
+    rngs = [np.random.default_rng(int(t)) for t in table]
+    batch.apply(plays, action, np.ones(len(table), dtype=bool), rngs)
+    for i, (t, a) in enumerate(zip(table.tolist(), action.tolist())):
+        expected = rules.apply(tables[t], a, np.random.default_rng(t))
+        assert plays.take(i).equals(expected), (rules.ACTION_NAMES[a], tables[t])
+    assert np.array_equal(batch.legal_masks(plays), [rules.legal_mask(plays.take(i)) for i in range(len(table))])
+    tiers = Counter(monster_tier(s, k) for s in tables for k in range(MAX_MONSTERS) if s.monster_pos[k] >= 0)
+    assert all(tiers[tier] for tier in (1, 2, 3)), tiers
