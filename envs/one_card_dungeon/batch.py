@@ -120,7 +120,7 @@ def _sorted_dice(b, rows=slice(None)) -> np.ndarray:
 
 def _roll(b, rows, rngs) -> None:
     """Three dice: the next fixed rolls while any are left, then each game's own generator, the same call."""
-    fixed = np.clip(b.rolls.shape[1] - b.next_roll[rows], 0, 3)
+    fixed = np.clip(b.fixed_rolls[rows] - b.next_roll[rows], 0, 3)
     full = rows[fixed == 3]
     if len(full):
         b.dice[full] = b.rolls[full[:, None], b.next_roll[full, None] + np.arange(3)]
@@ -128,7 +128,7 @@ def _roll(b, rows, rngs) -> None:
     drawing, fixed = rows[fixed < 3], fixed[fixed < 3]
     if not len(drawing):
         return
-    if not b.rolls.shape[1]:  # no fixed rolls at all: the common case, three dice from every generator
+    if not fixed.any():  # no fixed rolls left in these games: the common case, three dice from every generator
         b.dice[drawing] = [rngs[i].integers(1, DIE_FACES + 1, size=3) for i in drawing.tolist()]
         return
     for i, count in zip(drawing.tolist(), fixed.tolist()):

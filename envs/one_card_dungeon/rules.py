@@ -253,8 +253,11 @@ class State(ArrayState):
         self.turn = 0  # turns begun this episode
         self.max_turns = max_turns
         self.skill_cap = skill_cap
-        # Die results fixed in advance, used in order; never written, so copies share it.
-        self.rolls = rolls
+        # Die results fixed in advance, used in order: the first ``fixed_rolls`` of ``rolls``. The array has room
+        # for every die a game can roll (3 a turn), so that all games of a vector env hold arrays of one shape;
+        # never written, so copies share it.
+        self.fixed_rolls = min(len(rolls), 3 * max_turns)
+        self.rolls = room_for_every_roll(rolls, max_turns)
         self.next_roll = 0
 
     def copy(self):
@@ -280,6 +283,15 @@ def monster_tiles(s: State) -> int:
 
 
 # ---------------------------------------------------------------- setup
+
+def room_for_every_roll(rolls: np.ndarray, max_turns: int) -> np.ndarray:
+    """``rolls`` in a read-only array of 3 * ``max_turns`` dice, padded with 0 (dice beyond are never rolled)."""
+    padded = np.zeros(3 * max_turns, dtype=np.int8)
+    count = min(len(rolls), len(padded))
+    padded[:count] = rolls[:count]
+    padded.flags.writeable = False
+    return padded
+
 
 def check_rolls(rolls) -> np.ndarray:
     """The fixed die results as a read-only int8 array; ValueError naming the first bad one."""
@@ -324,7 +336,7 @@ def _set_up_level(s: State) -> None:
 
 def _roll(s: State, rng: np.random.Generator | None) -> None:
     """Three dice: the next fixed rolls while any are left, then the generator."""
-    fixed = s.rolls[s.next_roll:s.next_roll + 3].tolist()
+    fixed = s.rolls[s.next_roll:min(s.next_roll + 3, s.fixed_rolls)].tolist()
     s.next_roll += len(fixed)
     if len(fixed) < 3:
         if rng is None:
@@ -545,8 +557,8 @@ def determinize(s: State, rng: np.random.Generator) -> State:
     the real game's) is never used and cannot replay the real future."""
     s = s.copy()
     future = np.asarray(rng.integers(1, DIE_FACES + 1, size=3 * max(0, s.max_turns - s.turn)), dtype=np.int8)
-    future.flags.writeable = False
-    s.rolls = future
+    s.rolls = room_for_every_roll(future, s.max_turns)
+    s.fixed_rolls = len(future)
     s.next_roll = 0
     return s
 
