@@ -36,13 +36,23 @@ class Row:
     spread: float  # (max - min) / median over the repeats
 
 
-def _time_gym(env: gym.Env, duration: float, seed: int, masked: bool) -> float:
-    rng = np.random.default_rng(seed)
-    _, info = env.reset(seed=seed)
+def _rate(advance, duration: float) -> float:
+    """Steps per second of ``advance()`` (which plays some steps and says how many), run until ``duration``."""
     steps = 0
     start = time.perf_counter()
-    deadline = start + duration
     while True:
+        steps += advance()
+        now = time.perf_counter()
+        if now >= start + duration:
+            return steps / (now - start)
+
+
+def _time_gym(env: gym.Env, duration: float, seed: int, masked: bool) -> float:
+    rng = np.random.default_rng(seed)
+    info = env.reset(seed=seed)[1]
+
+    def advance() -> int:
+        nonlocal info
         for _ in range(100):
             if masked:
                 legal = np.flatnonzero(info["action_mask"])
@@ -50,29 +60,25 @@ def _time_gym(env: gym.Env, duration: float, seed: int, masked: bool) -> float:
             else:
                 action = rng.integers(env.action_space.n)
             _, _, terminated, truncated, info = env.step(action)
-            steps += 1
             if terminated or truncated:
-                _, info = env.reset()
-        now = time.perf_counter()
-        if now >= deadline:
-            return steps / (now - start)
+                info = env.reset()[1]
+        return 100
+
+    return _rate(advance, duration)
 
 
 def _time_vector(envs, duration: float, seed: int) -> float:
     """Env-steps per second of a vector env under random legal play (a finished game's row starts over)."""
     rng = np.random.default_rng(seed)
-    _, infos = envs.reset(seed=seed)
-    steps = 0
-    start = time.perf_counter()
-    deadline = start + duration
-    while True:
-        for _ in range(10):
-            masks = infos["action_mask"].astype(bool)
-            _, _, _, _, infos = envs.step((rng.random(masks.shape) * masks).argmax(axis=1))
-            steps += envs.num_envs
-        now = time.perf_counter()
-        if now >= deadline:
-            return steps / (now - start)
+    infos = envs.reset(seed=seed)[1]
+
+    def advance() -> int:
+        nonlocal infos
+        masks = infos["action_mask"].astype(bool)
+        infos = envs.step((rng.random(masks.shape) * masks).argmax(axis=1))[4]
+        return envs.num_envs
+
+    return _rate(advance, duration)
 
 
 def vector_name(env_id: str, num_envs: int) -> str:
@@ -87,11 +93,11 @@ def _time_aec(env, duration: float, seed: int) -> float:
     """Agent actions per second of a PettingZoo AEC env (``step(None)`` for finished agents not counted)."""
     rng = np.random.default_rng(seed)
     env.reset(seed=seed)
-    actions = 0
-    start = time.perf_counter()
-    deadline = start + duration
-    while True:
-        for agent in env.agent_iter():
+
+    def advance() -> int:
+        """One whole game."""
+        actions = 0
+        for _ in env.agent_iter():
             observation, _, terminated, truncated, _ = env.last()
             if terminated or truncated:
                 env.step(None)
@@ -99,10 +105,10 @@ def _time_aec(env, duration: float, seed: int) -> float:
             legal = np.flatnonzero(observation["action_mask"])
             env.step(int(legal[rng.integers(legal.size)]))
             actions += 1
-        now = time.perf_counter()
-        if now >= deadline:
-            return actions / (now - start)
         env.reset()
+        return actions
+
+    return _rate(advance, duration)
 
 
 def _subjects(games):

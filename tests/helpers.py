@@ -56,3 +56,64 @@ def same(a, b) -> bool:
     if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
         return np.array_equal(a, b)
     return a == b
+
+
+# ---------------------------------------------------------------- vector envs against single envs
+
+def random_actions(rng: np.random.Generator, masks) -> np.ndarray:
+    """A random legal action per game of a vector env (0 where a game has none: it is starting over)."""
+    return (rng.random(masks.shape) * masks).argmax(axis=1)
+
+
+class SideBySide:
+    """A native vector env and ``num_envs`` single envs of the same game, stepped with the same actions; every
+    reset and step asserts that they agree: observations, rewards, ends, masks, the outcome at each end, the
+    illegal-action flag, and the full state of every game (hidden parts included).
+
+    ``reset_options`` go to the first reset only: a game started over after an end is dealt as by a single
+    env's ``reset()`` without options, in both.
+    """
+
+    def __init__(self, env_id: str, num_envs: int, seed: int, reset_options=None, **options):
+        self.vector = gym.make_vec(env_id, num_envs=num_envs, vectorization_mode="vector_entry_point", **options)
+        self.singles = [gym.make(env_id, **options).unwrapped for _ in range(num_envs)]
+        self.observations, self.infos = self.vector.reset(seed=seed, options=reset_options)
+        for i, single in enumerate(self.singles):
+            single_obs, single_info = single.reset(seed=seed + i, options=reset_options)
+            self._agree(i, single_obs, single_info)
+        self.starting_over = np.zeros(num_envs, dtype=bool)
+
+    @property
+    def masks(self) -> np.ndarray:
+        return self.infos["action_mask"]
+
+    def step(self, actions, before=None) -> list:
+        """One step of every game; ``before(i, single, action)`` is called before single env i's step. Returns
+        (game index, the single env's final info) for every game that ended."""
+        self.observations, rewards, terminated, truncated, self.infos = self.vector.step(actions)
+        ended = []
+        for i, single in enumerate(self.singles):
+            if self.starting_over[i]:
+                single_obs, single_info = single.reset()
+                reward, ended_here, cut_here = 0.0, False, False
+            else:
+                if before is not None:
+                    before(i, single, int(actions[i]))
+                single_obs, reward, ended_here, cut_here, single_info = single.step(int(actions[i]))
+            self._agree(i, single_obs, single_info)
+            assert (rewards[i], terminated[i], truncated[i]) == (reward, ended_here, cut_here)
+            illegal = self.infos.get("illegal_action", np.zeros(len(self.singles), dtype=bool))
+            assert bool(illegal[i]) == bool(single_info.get("illegal_action", False))
+            if ended_here or cut_here:
+                outcome = {k: v for k, v in single_info.items() if k not in ("action_mask", "illegal_action")}
+                assert {"won", "score"} <= set(outcome)
+                for key, value in outcome.items():
+                    assert self.infos["_" + key][i] and self.infos[key][i] == value, key
+                ended.append((i, single_info))
+            self.starting_over[i] = ended_here or cut_here
+        return ended
+
+    def _agree(self, i: int, single_obs, single_info) -> None:
+        assert np.array_equal(self.observations[i], single_obs)
+        assert np.array_equal(self.infos["action_mask"][i], single_info["action_mask"])
+        assert self.vector.take(i).equals(self.singles[i].state)

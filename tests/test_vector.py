@@ -8,6 +8,7 @@ every step, through autoresets, with and without forced moves played, in both re
 import gymnasium as gym
 import numpy as np
 import pytest
+from helpers import SideBySide, random_actions
 
 from tabletop_gym.envs import GAMES, VECTOR_ENTRY_POINTS, IllegalActionError
 from tabletop_gym.envs.core.vector import TabletopVectorEnv
@@ -19,42 +20,11 @@ def env_id(game):
     return GAMES[game][0]
 
 
-def random_actions(rng, masks):
-    """A random legal action per game (0 where a game has none: it is starting over)."""
-    return (rng.random(masks.shape) * masks).argmax(axis=1)
-
-
 def play_side_by_side(game, num_envs, steps, seed, **options):
-    """Step a vector env and num_envs single envs with the same random legal actions; assert they agree."""
-    vector = gym.make_vec(env_id(game), num_envs=num_envs, vectorization_mode="vector_entry_point", **options)
-    singles = [gym.make(env_id(game), **options).unwrapped for _ in range(num_envs)]
-    observations, infos = vector.reset(seed=seed)
-    for i, single in enumerate(singles):
-        single_obs, single_info = single.reset(seed=seed + i)
-        assert np.array_equal(observations[i], single_obs)
-        assert np.array_equal(infos["action_mask"][i], single_info["action_mask"])
+    """Step a vector env and num_envs single envs with the same random legal actions; the number of games ended."""
+    both = SideBySide(env_id(game), num_envs, seed, **options)
     rng = np.random.default_rng(seed)
-    starting_over = np.zeros(num_envs, dtype=bool)
-    endings = 0
-    for _ in range(steps):
-        actions = random_actions(rng, infos["action_mask"])
-        observations, rewards, terminated, truncated, infos = vector.step(actions)
-        for i, single in enumerate(singles):
-            if starting_over[i]:
-                single_obs, single_info = single.reset()
-                reward, ended_here, cut_here = 0.0, False, False
-            else:
-                single_obs, reward, ended_here, cut_here, single_info = single.step(int(actions[i]))
-            assert np.array_equal(observations[i], single_obs)
-            assert (rewards[i], terminated[i], truncated[i]) == (reward, ended_here, cut_here)
-            assert np.array_equal(infos["action_mask"][i], single_info["action_mask"])
-            assert vector.take(i).equals(single.state)
-            if ended_here or cut_here:
-                endings += 1
-                for key in ("won", "score"):
-                    assert infos["_" + key][i] and infos[key][i] == single_info[key]
-            starting_over[i] = ended_here or cut_here
-    return endings
+    return sum(len(both.step(random_actions(rng, both.masks))) for _ in range(steps))
 
 
 @pytest.mark.parametrize("game", VECTOR_GAMES)

@@ -1,9 +1,9 @@
 """Dead Center's native vector env plays exactly the single env's games (``envs/dead_center/batch.py`` against
 ``rules.py``).
 
-The vector env is built directly (it is not registered as the id's vector entry point here) and played side by side
-with N single envs, as ``tests/test_vector.py`` does for every registered game: observations, rewards, ends, masks,
-outcomes and the full state of every game must agree after every step. On top of that: the ``jokers`` option,
+The vector env is played side by side with N single envs (``helpers.SideBySide``), as ``tests/test_vector.py`` does
+for every game: observations, rewards, ends, masks, outcomes and the full state of every game must agree after
+every step. On top of that: the ``jokers`` option,
 stacked decks (a win, a deck run dry, a card that fits nowhere), illegal actions mixed into play, and a heuristic
 player that wins games; each run counts the rare branches it went through, and the tests demand that they occurred.
 """
@@ -13,6 +13,7 @@ from collections import Counter
 import gymnasium as gym
 import numpy as np
 import pytest
+from helpers import SideBySide, random_actions
 
 import tabletop_gym.envs  # noqa: F401  (registers the single env)
 from tabletop_gym.agents.dead_center import DeadCenterHeuristic
@@ -25,11 +26,6 @@ from tabletop_gym.envs.dead_center.vector import DeadCenterVectorEnv
 ENV_ID = "Tabletop/DeadCenter-v0"
 FACE_CARDS = [card_code(c) for c in rules.ZOMBIE_CARDS]
 NUMBER_CARDS = [card_code(c) for c in rules.NUMBER_CARDS]
-
-
-def random_actions(rng, masks):
-    """A random legal action per game (0 where a game has none: it is starting over)."""
-    return (rng.random(masks.shape) * masks).argmax(axis=1)
 
 
 def with_illegal_actions(rng, actions, masks, rate):
@@ -73,56 +69,33 @@ def count_branches(stats, before, after, action, mask):
 
 def play_side_by_side(num_envs, steps, seed, reset_options=None, illegal_rate=0.0, agent=None, **options):
     """Step the vector env and num_envs single envs with the same actions (random legal ones, some made illegal at
-    ``illegal_rate``, or the ``agent``'s); assert they agree. Every new game, autoresets included, is dealt with
-    ``reset_options`` at the first reset; the games after an end are dealt as by ``reset()`` without options.
-    Returns a Counter of results (``first <result>`` for each game's first episode) and rare branches."""
-    vector = DeadCenterVectorEnv(num_envs=num_envs, **options)
-    singles = [gym.make(ENV_ID, **options).unwrapped for _ in range(num_envs)]
-    observations, infos = vector.reset(seed=seed, options=reset_options)
-    for i, single in enumerate(singles):
-        single_obs, single_info = single.reset(seed=seed + i, options=reset_options)
-        assert np.array_equal(observations[i], single_obs)
-        assert np.array_equal(infos["action_mask"][i], single_info["action_mask"])
-        assert vector.take(i).equals(single.state)
+    ``illegal_rate``, or the ``agent``'s); they must agree (``SideBySide``). Returns a Counter of results
+    (``first <result>`` for each game's first episode) and rare branches."""
+    both = SideBySide(ENV_ID, num_envs, seed, reset_options, **options)
     rng = np.random.default_rng(seed)
-    starting_over = np.zeros(num_envs, dtype=bool)
     ended_before = np.zeros(num_envs, dtype=bool)
     stats = Counter()
     for _ in range(steps):
-        masks = infos["action_mask"]
+        masks = both.masks
         if agent is None:
             actions = random_actions(rng, masks)
         else:
-            actions = np.array([agent.act(observations[i], masks[i]) if masks[i].any() else 0
+            actions = np.array([agent.act(both.observations[i], masks[i]) if masks[i].any() else 0
                                 for i in range(num_envs)])
         if illegal_rate:
             actions = with_illegal_actions(rng, actions, masks, illegal_rate)
-        observations, rewards, terminated, truncated, infos = vector.step(actions)
-        for i, single in enumerate(singles):
-            if starting_over[i]:
-                single_obs, single_info = single.reset()  # a new game after an end is dealt without the reset options
-                reward, ended_here, cut_here = 0.0, False, False
-            else:
-                before = single.state
-                single_obs, reward, ended_here, cut_here, single_info = single.step(int(actions[i]))
-                count_branches(stats, before, single.state, int(actions[i]), masks[i])
-            assert np.array_equal(observations[i], single_obs)
-            assert (rewards[i], terminated[i], truncated[i]) == (reward, ended_here, cut_here)
-            assert np.array_equal(infos["action_mask"][i], single_info["action_mask"])
-            assert vector.take(i).equals(single.state)
-            assert bool(infos.get("illegal_action", np.zeros(num_envs, bool))[i]) == \
-                single_info.get("illegal_action", False)
-            if ended_here or cut_here:
-                stats["games"] += 1
-                for key in ("won", "score", "kills", "result", "turn"):
-                    assert infos["_" + key][i] and infos[key][i] == single_info[key]
-                stats[single_info["result"]] += 1
-                if not ended_before[i]:
-                    stats["first " + single_info["result"]] += 1
-                ended_before[i] = True
-                if single_info["result"] == "unplayable" and single_info["turn"] == 1:
-                    stats["unplayable on turn 1"] += 1
-            starting_over[i] = ended_here or cut_here
+        before = {}
+        ended = both.step(actions, before=lambda i, single, action: before.__setitem__(i, single.state))
+        for i, state in before.items():
+            count_branches(stats, state, both.singles[i].state, int(actions[i]), masks[i])
+        for i, info in ended:
+            stats["games"] += 1
+            stats[info["result"]] += 1
+            if not ended_before[i]:
+                stats["first " + info["result"]] += 1
+            ended_before[i] = True
+            if info["result"] == "unplayable" and info["turn"] == 1:
+                stats["unplayable on turn 1"] += 1
     return stats
 
 

@@ -1,7 +1,7 @@
 """One Card Dungeon's native vector env plays exactly the single env's games.
 
-The vector env and N single envs are played side by side (the checker of tests/test_vector.py, building the vector
-env class directly) with the game's own options: fixed rolls and a start level (reset options), ``max_turns`` and
+The vector env and N single envs are played side by side (``helpers.SideBySide``, as tests/test_vector.py does for
+every game) with the game's own options: fixed rolls and a start level (reset options), ``max_turns`` and
 ``skill_cap``; with and without forced moves; in both reward modes. Observations, rewards, ends, masks, outcomes and
 the full state of every game must agree after every step. Random play rarely clears a level, so some runs raise the
 adventurer's skills at the start of every game (in both envs alike) and attack whenever they can; the rare branches
@@ -11,19 +11,14 @@ A second test sets random tables by hand and checks every legal action of each a
 
 from collections import Counter
 
-import gymnasium as gym
 import numpy as np
 import pytest
+from helpers import SideBySide, random_actions
 
 from tabletop_gym.envs.core.vector import Batch
 from tabletop_gym.envs.one_card_dungeon import batch, rules
 from tabletop_gym.envs.one_card_dungeon.levels import MAX_MONSTERS, NUM_LEVELS
 from tabletop_gym.envs.one_card_dungeon.vector import OneCardDungeonVectorEnv
-
-
-def random_actions(rng, masks):
-    """A random legal action per game (0 where a game has none: it is starting over)."""
-    return (rng.random(masks.shape) * masks).argmax(axis=1)
 
 
 def attack_first(rng, masks):
@@ -56,47 +51,27 @@ def boost(vector, single, i):
 
 def play_side_by_side(num_envs, steps, seed, policy=random_actions, boosted=False, reset_options=None,
                       counts=None, until_an_end=False, **options):
-    """Step a vector env and num_envs single envs with the same legal actions; assert they agree. The reset options
-    are the first reset's: games started over after an end are dealt as by a single env's ``reset()``.
-    ``until_an_end``: stop once some game has ended (before any game starts over)."""
-    reset_options = reset_options or {}
+    """Step the vector env and num_envs single envs with the same legal actions; they must agree (``SideBySide``).
+    ``boosted``: every game starts with raised skills. ``until_an_end``: stop once some game has ended (before any
+    game starts over). The number of games ended."""
     counts = Counter() if counts is None else counts
-    vector = OneCardDungeonVectorEnv(num_envs=num_envs, **options)
-    singles = [gym.make("Tabletop/OneCardDungeon-v0", **options).unwrapped for _ in range(num_envs)]
-    observations, infos = vector.reset(seed=seed, options=reset_options)
-    for i, single in enumerate(singles):
-        single_obs, single_info = single.reset(seed=seed + i, options=reset_options)
-        assert np.array_equal(observations[i], single_obs)
-        assert np.array_equal(infos["action_mask"][i], single_info["action_mask"])
-        assert vector.take(i).equals(single.state)
-        if boosted:
-            boost(vector, single, i)
+    both = SideBySide("Tabletop/OneCardDungeon-v0", num_envs, seed, reset_options or {}, **options)
+    if boosted:
+        for i, single in enumerate(both.singles):
+            boost(both.vector, single, i)
     rng = np.random.default_rng(seed)
-    starting_over = np.zeros(num_envs, dtype=bool)
     endings = 0
     for _ in range(steps):
-        actions = policy(rng, infos["action_mask"])
-        observations, rewards, terminated, truncated, infos = vector.step(actions)
-        for i, single in enumerate(singles):
-            if starting_over[i]:
-                single_obs, single_info = single.reset()
-                reward, ended_here, cut_here = 0.0, False, False
-            else:
-                count_decision(counts, single, int(actions[i]))
-                single_obs, reward, ended_here, cut_here, single_info = single.step(int(actions[i]))
-            assert np.array_equal(observations[i], single_obs)
-            assert (rewards[i], terminated[i], truncated[i]) == (reward, ended_here, cut_here)
-            assert np.array_equal(infos["action_mask"][i], single_info["action_mask"])
-            assert vector.take(i).equals(single.state)
-            if ended_here or cut_here:
-                endings += 1
-                counts["result_" + single_info["result"]] += 1
-                for key in ("won", "score", "result", "level", "turn"):
-                    assert infos["_" + key][i] and infos[key][i] == single_info[key]
-            elif starting_over[i] and boosted:
-                boost(vector, single, i)
-            starting_over[i] = ended_here or cut_here
-        if until_an_end and starting_over.any():
+        starting = both.starting_over.copy()
+        ended = both.step(policy(rng, both.masks), before=lambda i, single, action: count_decision(counts, single,
+                                                                                                     action))
+        for i, info in ended:
+            counts["result_" + info["result"]] += 1
+        endings += len(ended)
+        if boosted:
+            for i in np.flatnonzero(starting):
+                boost(both.vector, both.singles[i], i)
+        if until_an_end and ended:
             break
     return endings
 

@@ -9,9 +9,9 @@ insist each rare branch was actually played.
 
 from collections import Counter
 
-import gymnasium as gym
 import numpy as np
 import pytest
+from helpers import SideBySide, random_actions
 
 from tabletop_gym.envs import IllegalActionError
 from tabletop_gym.envs.core.cards import card_code
@@ -26,11 +26,6 @@ RARE_BRANCHES = (
     "column locked to another suit", "face card buries an attack", "several face cards turned", "won",
     "won by the joker", "won with cards left", "lost", "lost on a face card turned last",
 )
-
-
-def random_actions(rng, masks):
-    """A random legal action per game (0 where a game has none: it is starting over)."""
-    return (rng.random(masks.shape) * masks).argmax(axis=1)
 
 
 def branches(s, action, t) -> list:
@@ -113,44 +108,17 @@ def counted(monkeypatch):
 
 
 def play_side_by_side(num_envs, steps, seed, reset_options=None, illegal_rate=0.0, **options):
-    """Step a vector env and num_envs single envs with the same random actions; assert they agree.
-
-    ``reset_options`` go to the first reset (a stacked deck deals every first game; the games started by autoreset
-    are dealt as by a single env's ``reset()`` without options); with ``illegal_rate`` that share of the actions is
-    illegal (an unmasked action or a number naming none). The number of games ended."""
-    vector = RoyalAssassinVectorEnv(num_envs=num_envs, **options)
-    singles = [RoyalAssassinEnv(**options) for _ in range(num_envs)]
-    observations, infos = vector.reset(seed=seed, options=reset_options)
-    for i, single in enumerate(singles):
-        single_obs, single_info = single.reset(seed=seed + i, options=reset_options)
-        assert np.array_equal(observations[i], single_obs)
-        assert np.array_equal(infos["action_mask"][i], single_info["action_mask"])
-        assert vector.take(i).equals(single.state)
+    """Step the vector env and num_envs single envs with the same random actions (with ``illegal_rate``, that
+    share of them illegal: an unmasked action or a number naming none); the number of games ended."""
+    both = SideBySide("Tabletop/RoyalAssassin-v0", num_envs, seed, reset_options, **options)
     rng = np.random.default_rng(seed)
-    starting_over = np.zeros(num_envs, dtype=bool)
     endings = 0
     for _ in range(steps):
-        actions = random_actions(rng, infos["action_mask"])
+        actions = random_actions(rng, both.masks)
         if illegal_rate:
             bad = rng.random(num_envs) < illegal_rate
             actions[bad] = rng.choice([-1, 0, 4, 8, 9], size=bad.sum())
-        observations, rewards, terminated, truncated, infos = vector.step(actions)
-        for i, single in enumerate(singles):
-            if starting_over[i]:
-                single_obs, single_info = single.reset()  # an autoreset deals as a reset() without options
-                reward, ended_here, cut_here = 0.0, False, False
-            else:
-                single_obs, reward, ended_here, cut_here, single_info = single.step(int(actions[i]))
-            assert np.array_equal(observations[i], single_obs)
-            assert (rewards[i], terminated[i], truncated[i]) == (reward, ended_here, cut_here)
-            assert np.array_equal(infos["action_mask"][i], single_info["action_mask"])
-            assert vector.take(i).equals(single.state)
-            assert bool(infos.get("illegal_action", np.zeros(num_envs))[i]) == bool(single_info.get("illegal_action"))
-            if ended_here or cut_here:
-                endings += 1
-                for key in ("won", "score", "kills", "result"):
-                    assert infos["_" + key][i] and infos[key][i] == single_info[key]
-            starting_over[i] = ended_here or cut_here
+        endings += len(both.step(actions))
     return endings
 
 
@@ -246,14 +214,3 @@ def test_illegal_action_raise_changes_nothing():
     with pytest.raises(IllegalActionError, match="in game 1"):
         vector.step(actions)
     assert all(vector.take(i).equals(before[i]) for i in range(4))
-
-
-def test_make_vec_with_the_vector_entry_point_class():
-    """What the integrating engineer's registration will give (built directly here, registering nothing)."""
-    vector = RoyalAssassinVectorEnv(num_envs=3)
-    single = gym.make("Tabletop/RoyalAssassin-v0")
-    assert vector.single_observation_space == single.observation_space
-    assert vector.single_action_space == single.action_space
-    observations, infos = vector.reset(seed=0)
-    assert observations in vector.observation_space
-    assert np.array_equal(vector.action_masks(), infos["action_mask"].astype(bool))

@@ -9,17 +9,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.cards import RANK, SUIT
 from ..core.picture import CARD_H, CARD_W, MUTED, RED, Canvas
 from . import rules
+from .render import status_lines
 
 WIDTH, HEIGHT = 720, 440
 LABEL_X, CARDS_X = 16, 112
 ROOM = 500  # width of the turn's and the hand's row
 TORCH_Y, TURN_Y, HAND_Y, STATUS_Y = 78, 170, 262, 350
 LOST_HEART = (176, 190, 174)
-
-_ENCOUNTER_KIND = {rules.SPADES: "monster", rules.DIAMONDS: "trap", rules.CLUBS: "sealed door"}
 
 
 def _where(s: rules.State) -> str:
@@ -75,21 +73,6 @@ def _deck(c: Canvas, s: rules.State) -> None:
     c.text(x + CARD_W / 2, TORCH_Y + CARD_H + 4, f"deck {size}", size=14, align="center")
 
 
-def _status_lines(s: rules.State) -> list[str]:
-    lines = []
-    if s.encounter >= 0:
-        lines.append(f"encounter: {_ENCOUNTER_KIND[SUIT[s.encounter]]} {RANK[s.encounter]}")
-    if s.pending_damage:
-        lines.append(f"a blow of {s.pending_damage} damage is coming")
-    if s.pending_discards:
-        lines.append(f"the door stays shut: {s.pending_discards} cards to discard")
-    if s.stage == rules.OVER:
-        result = rules.outcome(s)
-        lines.append(f"game over: {result['result']}, {result['kings']} kings, score {result['score']}"
-                     f"{', WON' if result['won'] else ''}")
-    return lines
-
-
 def draw(s: rules.State) -> np.ndarray:
     """The table as a (440, 720, 3) uint8 picture."""
     c = Canvas(WIDTH, HEIGHT)
@@ -100,6 +83,6 @@ def draw(s: rules.State) -> np.ndarray:
     _deck(c, s)
     _row(c, s, TURN_Y, "turn", rules.TURN)
     _row(c, s, HAND_Y, "hand", rules.HAND)
-    for i, line in enumerate(_status_lines(s)):
+    for i, line in enumerate(status_lines(s)):
         c.text(LABEL_X, STATUS_Y + 22 * i, line, size=17, bold=line.startswith("game over"))
     return c.array()

@@ -22,14 +22,21 @@ def render_text(s: rules.State) -> str:
         f"  hand:      {cards_text(rules.cards_in(s, rules.HAND))}",
         f"  turn:      {cards_text(rules.cards_in(s, rules.TURN))}",
     ]
+    lines += ["  " + line for line in status_lines(s)]
+    return "\n".join(lines)
+
+
+def status_lines(s: rules.State) -> list[str]:
+    """What is going on besides the cards: the encounter, what is pending, the end (the picture shows them too)."""
+    lines = []
     if s.encounter >= 0:
-        lines.append(f"  encounter: {_ENCOUNTER_KIND[SUIT[s.encounter]]} {RANK[s.encounter]}")
+        lines.append(f"encounter: {_ENCOUNTER_KIND[SUIT[s.encounter]]} {RANK[s.encounter]}")
     if s.pending_damage:
-        lines.append(f"  a blow of {s.pending_damage} damage is coming")
+        lines.append(f"a blow of {s.pending_damage} damage is coming")
     if s.pending_discards:
-        lines.append(f"  the door stays shut: {s.pending_discards} cards to discard")
+        lines.append(f"the door stays shut: {s.pending_discards} cards to discard")
     if s.stage == rules.OVER:
         result = rules.outcome(s)
-        lines.append(f"  game over: {result['result']}, {result['kings']} kings, score {result['score']}"
+        lines.append(f"game over: {result['result']}, {result['kings']} kings, score {result['score']}"
                      f"{', WON' if result['won'] else ''}")
-    return "\n".join(lines)
+    return lines
