@@ -148,3 +148,18 @@ def test_games_started_by_autoreset_are_dealt_without_the_reset_options():
     vector.step(np.zeros(2, dtype=int))
     single.reset()
     assert vector.take(0).equals(single.state)
+
+
+def test_a_bad_deck_is_refused_and_changes_nothing():
+    vector = gym.make_vec(env_id("dungeon_solitaire"), num_envs=2)
+    vector.reset(seed=1)
+    before = [vector.take(i) for i in range(2)]
+    with pytest.raises(ValueError, match="bad deck"):
+        vector.reset(seed=9, options={"deck": ["AS", "AS"]})
+    assert all(vector.take(i).equals(before[i]) for i in range(2))
+    vector.step(np.array([6, 6]))  # both games lost: the next step deals from the generators of seeds 1 and 2
+    vector.step(np.zeros(2, dtype=int))
+    single = gym.make(env_id("dungeon_solitaire")).unwrapped
+    single.reset(seed=1)
+    single.reset()
+    assert vector.take(0).equals(single.state)

@@ -135,8 +135,13 @@ class TabletopVectorEnv(VectorEnv):
         rows = np.ones(self.num_envs, dtype=bool) if reset_mask is None else self._rows(reset_mask, "reset_mask")
         if self.state is None and not rows.all():
             raise ValueError("the first reset() must reset every game (no reset_mask)")
+        generators = list(self._rngs)
         self._seed(seed, rows)
-        self._deal(rows, options)
+        try:
+            self._deal(rows, options)
+        except ValueError:
+            self._rngs = generators  # a bad option (a wrong deck) changes nothing
+            raise
         self._needs_reset[rows] = False
         self._mask = self.batch.legal_masks(self.state)
         return self.batch.observe(self.state), self._infos(np.zeros(self.num_envs, dtype=bool), {})
