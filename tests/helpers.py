@@ -7,6 +7,7 @@ import numpy as np
 
 import tabletop_gym.envs  # noqa: F401  (registers the games)
 from tabletop_gym.envs.core.cards import card_code, parse_card
+from tabletop_gym.envs.one_card_dungeon import rules as one_card_dungeon_rules
 
 
 def stacked(prefix: list[str], all_cards) -> list[str]:
@@ -56,6 +57,26 @@ def same(a, b) -> bool:
     if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
         return np.array_equal(a, b)
     return a == b
+
+
+def place_in_dungeon(env, adventurer=None, monsters=None, hp=None, **skills):
+    """One Card Dungeon's table set by hand: the adventurer's tile, each monster slot's tile (None = dead) and
+    health, and any skill or counter of the state (``range=5``, ``health=3``)."""
+    saved = env.get_state()
+    s = saved["game"]
+    if adventurer is not None:
+        s.pos = one_card_dungeon_rules.tile(*adventurer)
+    if monsters is not None:
+        s.monster_pos[:] = -1
+        s.monster_hp[:] = 0
+        for k, where in enumerate(monsters):
+            if where is not None:
+                s.monster_pos[k] = one_card_dungeon_rules.tile(*where)
+                s.monster_hp[k] = one_card_dungeon_rules.LEVEL_MONSTER[s.level].hp if hp is None else hp[k]
+    for name, value in skills.items():
+        assert hasattr(s, name), name
+        setattr(s, name, value)
+    env.set_state(saved)
 
 
 # ---------------------------------------------------------------- vector envs against single envs

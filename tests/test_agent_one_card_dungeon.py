@@ -3,6 +3,7 @@
 import gymnasium as gym
 import numpy as np
 import pytest
+from helpers import place_in_dungeon as place
 
 from tabletop_gym.agents.one_card_dungeon import OneCardDungeonHeuristic
 from tabletop_gym.envs.one_card_dungeon import rules
@@ -14,26 +15,6 @@ def start(rolls=(), level=1, **kwargs):
     env = gym.make(ENV_ID, skip_forced=False, illegal_action="raise", **kwargs).unwrapped
     env.reset(seed=0, options={"rolls": list(rolls), "level": level})
     return env
-
-
-def place(env, adventurer=None, monsters=None, hp=None, **fields):
-    """Set the table by hand: the adventurer's tile, each monster slot's tile (None = dead) and health,
-    and any skill or counter of the state."""
-    saved = env.get_state()
-    s = saved["game"]
-    if adventurer is not None:
-        s.pos = rules.tile(*adventurer)
-    if monsters is not None:
-        s.monster_pos[:] = -1
-        s.monster_hp[:] = 0
-        for k, where in enumerate(monsters):
-            if where is not None:
-                s.monster_pos[k] = rules.tile(*where)
-                s.monster_hp[k] = rules.LEVEL_MONSTER[s.level].hp if hp is None else hp[k]
-    for name, value in fields.items():
-        assert hasattr(s, name), name
-        setattr(s, name, value)
-    env.set_state(saved)
 
 
 def choose(agent, env) -> str:

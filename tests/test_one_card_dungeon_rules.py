@@ -14,7 +14,7 @@ from pathlib import Path
 import gymnasium as gym
 import numpy as np
 import pytest
-from helpers import act, legal, play, table
+from helpers import act, legal, place_in_dungeon as place, play, table
 
 from tabletop_gym.envs.one_card_dungeon import levels, rules
 
@@ -26,26 +26,6 @@ def start(rolls=(), level=1, skip_forced=False, seed=0, **kwargs):
     env = gym.make(ENV_ID, skip_forced=skip_forced, illegal_action="raise", **kwargs).unwrapped
     env.reset(seed=seed, options={"rolls": list(rolls), "level": level})
     return env
-
-
-def place(env, adventurer=None, monsters=None, hp=None, **skills):
-    """Set the table by hand: the adventurer's tile, each monster slot's tile (None = dead) and health,
-    and any skill or counter of the state (``range=5``, ``health=3``)."""
-    saved = env.get_state()
-    s = saved["game"]
-    if adventurer is not None:
-        s.pos = rules.tile(*adventurer)
-    if monsters is not None:
-        s.monster_pos[:] = -1
-        s.monster_hp[:] = 0
-        for k, where in enumerate(monsters):
-            if where is not None:
-                s.monster_pos[k] = rules.tile(*where)
-                s.monster_hp[k] = rules.LEVEL_MONSTER[s.level].hp if hp is None else hp[k]
-    for name, value in skills.items():
-        assert hasattr(s, name), name
-        setattr(s, name, value)
-    env.set_state(saved)
 
 
 def monster_tiles(env):
