@@ -7,6 +7,8 @@ Every loop is the same: pick a uniformly random legal action, step, reset when t
 Splendor adds its PettingZoo AEC env (agent actions per second of ``splendor_v0.env()`` and
 ``raw_env()``, 2 players) beside PettingZoo's ``texas_holdem_v4``, and its single-agent view
 against random opponents (learner steps per second, the opponents' moves played inside each step).
+Its row ``Tabletop/Splendor-v0`` and its vector rows are the view with its default opponent, the
+greedy player.
 
 A game with a native vector env adds it at N = 1, 64 and 1024 games (env-steps per second: N per
 call) beside Gymnasium's ``SyncVectorEnv`` of its single env, and a second table gives each native
@@ -123,9 +125,11 @@ def _subjects(games):
         env_id = GAMES[name][0]
         if name == "splendor":
             subjects.update(_splendor_subjects(env_id))
-            continue
+        # (Splendor's view with its default opponent, the greedy player: the one its vector rows play.)
         subjects[env_id] = lambda d, s, i=env_id: _time_gym(gym.make(i), d, s, masked=True)
-        subjects[env_id + " (unwrapped)"] = lambda d, s, i=env_id: _time_gym(gym.make(i).unwrapped, d, s, masked=True)
+        if name != "splendor":
+            subjects[env_id + " (unwrapped)"] = lambda d, s, i=env_id: _time_gym(gym.make(i).unwrapped, d, s,
+                                                                                 masked=True)
         if name in VECTOR_ENTRY_POINTS:
             subjects.update(_vector_subjects(env_id))
     return subjects

@@ -26,6 +26,7 @@ VECTOR_ENTRY_POINTS = {
     "royal_assassin": "tabletop_gym.envs.royal_assassin.vector:RoyalAssassinVectorEnv",
     "dead_center": "tabletop_gym.envs.dead_center.vector:DeadCenterVectorEnv",
     "one_card_dungeon": "tabletop_gym.envs.one_card_dungeon.vector:OneCardDungeonVectorEnv",
+    "splendor": "tabletop_gym.envs.splendor.vector:SplendorVectorEnv",
 }
 
 

@@ -97,6 +97,8 @@ class SideBySide:
 
     def __init__(self, env_id: str, num_envs: int, seed: int, reset_options=None, **options):
         self.vector = gym.make_vec(env_id, num_envs=num_envs, vectorization_mode="vector_entry_point", **options)
+        # The single env's info keys that the vector env documents as left out (Splendor's opponent_moves).
+        self.left_out = getattr(self.vector, "info_keys_left_out", ())
         self.singles = [gym.make(env_id, **options).unwrapped for _ in range(num_envs)]
         self.observations, self.infos = self.vector.reset(seed=seed, options=reset_options)
         for i, single in enumerate(self.singles):
@@ -126,7 +128,8 @@ class SideBySide:
             illegal = self.infos.get("illegal_action", np.zeros(len(self.singles), dtype=bool))
             assert bool(illegal[i]) == bool(single_info.get("illegal_action", False))
             if ended_here or cut_here:
-                outcome = {k: v for k, v in single_info.items() if k not in ("action_mask", "illegal_action")}
+                outcome = {k: v for k, v in single_info.items()
+                           if k not in ("action_mask", "illegal_action", *self.left_out)}
                 assert {"won", "score"} <= set(outcome)
                 for key, value in outcome.items():
                     assert self.infos["_" + key][i] and self.infos[key][i] == value, key

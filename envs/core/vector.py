@@ -1,4 +1,5 @@
-"""The Gymnasium side of the batched games: N games of one solitaire advanced together.
+"""The Gymnasium side of the batched games: N games of one solitaire (or of Splendor's single-agent view)
+advanced together.
 
 A game's ``vector.py`` subclasses ``TabletopVectorEnv``, naming its single env class (``single_env``) and its
 batched rules module (``batch``). The state of N games is a ``Batch``: every field of the game's ``State`` with a
@@ -11,6 +12,11 @@ mask of the games that take their action; in place), ``observe(b) -> (N, d) floa
 ``outcome(b, rows) -> dict`` (the single env's outcome keys, each an array over ``rows``) and ``forfeit(b, rows)``;
 optionally ``is_truncated(b)``, and ``deal(b, rows, rngs, options)`` (see ``TabletopVectorEnv._deal``). Each function does what the scalar function of the same name in ``rules.py`` does,
 and ``tests/test_vector.py`` holds the two together, step by step.
+
+A game played against scripted opponents (Splendor's single-agent view) sets ``batch`` to an object that fills in
+each game's learner seat where its batched rules take a seat (``observe``, ``outcome``, ``forfeit``), and overrides
+three hooks: ``_deal`` (the learner's seat, then the opponents before it), ``_play_on`` (after the learner's action,
+the opponents' moves until the learner decides again) and ``_final_rewards`` (its +1 / -1).
 """
 
 from __future__ import annotations
@@ -159,7 +165,7 @@ class TabletopVectorEnv(VectorEnv):
         if illegal.any():
             self.batch.forfeit(self.state, illegal)
         self.batch.apply(self.state, actions, taking, self._rngs)
-        self._play_forced(taking)
+        self._play_on(taking)
         if starting.any():
             self._deal(starting, {})  # as a single env's reset() with no options
         self._mask = self.batch.legal_masks(self.state)
@@ -171,8 +177,7 @@ class TabletopVectorEnv(VectorEnv):
         infos = self._infos(ended, outcome)
         rewards = np.zeros(self.num_envs, dtype=np.float64)
         if terminated.any():
-            paid = outcome["score"] if self.reward_mode == "score" else outcome["won"]
-            rewards[terminated] = paid[terminated[ended]]
+            rewards[terminated] = self._final_rewards(outcome)[terminated[ended]]
         if illegal.any():
             infos["illegal_action"], infos["_illegal_action"] = illegal.copy(), illegal.copy()
         self._needs_reset = ended
@@ -250,6 +255,15 @@ class TabletopVectorEnv(VectorEnv):
             self.state = Batch(states[0], self.num_envs)
         self.state.put_many(indices, states)
 
+    def _play_on(self, rows: np.ndarray) -> None:
+        """What follows the actions of the games in ``rows`` before their players' next decisions: the forced moves.
+        (A view with scripted opponents plays their moves here too.)"""
+        self._play_forced(rows)
+
+    def _final_rewards(self, outcome: dict) -> np.ndarray:
+        """The reward of each game that just ended (the rows of ``outcome``), as the single env pays it."""
+        return outcome["score"] if self.reward_mode == "score" else outcome["won"]
+
     def _play_forced(self, rows: np.ndarray) -> None:
         """With ``skip_forced``, play every game in ``rows`` on while it has exactly one legal action. The games
         still being played on are looked at alone: they grow few while a long forced run goes on."""
@@ -280,7 +294,8 @@ class TabletopVectorEnv(VectorEnv):
         """The mask for every game; the outcome keys (``won``, ``score``, ...) for the games that just ended."""
         infos = {"action_mask": self._mask.astype(np.int8), "_action_mask": np.ones(self.num_envs, dtype=bool)}
         for key, values in outcome.items():
-            column = np.zeros(self.num_envs, dtype=values.dtype)
+            # Lists (an object column) are None where a game did not end, as in Gymnasium's SyncVectorEnv.
+            column = np.full(self.num_envs, None) if values.dtype == object else np.zeros(self.num_envs, values.dtype)
             column[ended] = values
             infos[key], infos["_" + key] = column, ended.copy()
         return infos
