@@ -248,3 +248,57 @@ def test_every_legal_action_on_random_tables_agrees_with_the_rules():
     assert np.array_equal(batch.legal_masks(plays), [rules.legal_mask(plays.take(i)) for i in range(len(table))])
     tiers = Counter(monster_tier(s, k) for s in tables for k in range(MAX_MONSTERS) if s.monster_pos[k] >= 0)
     assert all(tiers[tier] for tier in (1, 2, 3)), tiers
+
+
+# ------------------------------------------------------------------ dice drawn ahead
+
+def test_dice_drawn_ahead_are_each_games_own_through_long_games_reseeds_and_refused_resets():
+    """The vector env asks each game's generator for many turns of dice at once (``batch._from_generators``): the
+    dice must still be the single env's, turn after turn (past one batch of dice), after some games are reseeded,
+    and after a reset refused for a bad option (which keeps the generators)."""
+    both = SideBySide("Tabletop/OneCardDungeon-v0", 8, 5, max_turns=400)
+    for i, single in enumerate(both.singles):
+        boost(both.vector, single, i)
+    rng = np.random.default_rng(5)
+    longest = 0
+    for step in range(400):
+        starting = both.starting_over.copy()
+        both.step(attack_first(rng, both.masks))
+        for i in np.flatnonzero(starting):
+            boost(both.vector, both.singles[i], i)
+        longest = max(longest, max(single.state.turn for single in both.singles))
+        if step == 150:
+            with pytest.raises(ValueError, match="rolls"):
+                both.vector.reset(seed=99, options={"rolls": [7]})
+        if step == 250:
+            again = np.array([True, False] * 4)
+            both.observations, both.infos = both.vector.reset(seed=50, options={"reset_mask": again})
+            for i in np.flatnonzero(again):
+                both._agree(i, *both.singles[i].reset(seed=50 + int(i)))
+                both.starting_over[i] = False
+    assert longest > batch._BANK_SIZE // 3  # some game rolled more turns than one batch of dice holds
+
+
+def test_forced_actions_agree_with_the_legal_masks():
+    """``batch._forced_actions`` (what ``play_forced`` asks, without the whole mask) is the one legal action where
+    there is one: on random tables, and through boosted play (every decision returned) at low and high skill caps."""
+    def check(b):
+        masks = batch.legal_masks(b)
+        only = np.where(masks.sum(axis=1) == 1, masks.argmax(axis=1), -1)
+        assert np.array_equal(batch._forced_actions(b, np.arange(b.n)), only)
+        forced.update(only[only >= 0].tolist())
+
+    forced = Counter()
+    rng = np.random.default_rng(1)
+    tables = [random_table(rng) for _ in range(600)]
+    b = Batch(tables[0], len(tables))
+    b.put_many(np.arange(len(tables)), tables)
+    check(b)
+    for seed, cap in ((0, 2), (1, 6)):
+        both = SideBySide("Tabletop/OneCardDungeon-v0", 64, seed, skip_forced=False, skill_cap=cap)
+        for i, single in enumerate(both.singles):
+            boost(both.vector, single, i)
+        for _ in range(100):
+            both.step(attack_first(rng, both.masks))
+            check(both.vector.unwrapped.state)
+    assert forced[rules.A_ASSIGN] and forced[rules.A_END_TURN] and forced[rules.A_HEAL]

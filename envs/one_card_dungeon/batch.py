@@ -12,8 +12,10 @@ the adventurer (or the tile seen from) on a tile, ``layout * 25 + tile``, and th
 per board, so one ``take`` gives every game its row. The one path cost that depends on where the monsters stand,
 the adventurer's, is found for all games at once by growing the sets of tiles of cost 2, 3, 4... as 25-bit masks.
 The monsters move one after another, so their movement loops over the places of the moving order, each pass moving
-one monster in every game. Dice come from each game's own generator, drawn exactly as ``rules._roll`` draws them;
-``deal`` rolls a new game's first dice that way too (the rest of a new game is the same for every game).
+one monster in every game. Dice come from each game's own generator, the same dice ``rules._roll`` draws, but
+asked for many turns ahead (see ``_from_generators``); ``deal`` rolls a new game's first dice that way too (the rest
+of a new game is the same for every game). With ``skip_forced`` the vector env calls ``play_forced``, which tells a
+forced move from a choice without working out every legal action (``_forced_actions``).
 """
 
 from __future__ import annotations
@@ -94,8 +96,9 @@ _IN_REACH = _IN_REACH.reshape(-1, NUM_TILES)
 # A monster's move: the tie-breaks folded into one integer key per tile, the smallest wins. Every part is below
 # FAR + 1 <= 128 and a tile below 32: key = ((to_goal * 128 + range (or FAR - range)) * 128 + cost) * 32 + tile.
 _COST_UNIT, _RANGE_UNIT, _GOAL_UNIT = 32, 32 * 128, 32 * 128 * 128
-_FARTHEST_FIRST = (FAR - _RANGE_TO) * _RANGE_UNIT + _TILES  # [board of the adventurer], the cost to be added
-_CLOSEST_FIRST = _RANGE_TO * _RANGE_UNIT + _TILES
+# int32 (every key is below 2**31): half the memory of int64 to go through.
+_FARTHEST_FIRST = ((FAR - _RANGE_TO) * _RANGE_UNIT + _TILES).astype(np.int32)  # [board of the adventurer], cost to add
+_CLOSEST_FIRST = (_RANGE_TO * _RANGE_UNIT + _TILES).astype(np.int32)
 _NEVER = np.iinfo(np.int32).max
 
 # Indexed by a monster slot's tile, where index -1 (a dead or unused slot) reads the last entry: the tile itself or
@@ -119,7 +122,7 @@ def _sorted_dice(b, rows=slice(None)) -> np.ndarray:
 
 
 def _roll(b, rows, rngs) -> None:
-    """Three dice: the next fixed rolls while any are left, then each game's own generator, the same call."""
+    """Three dice: the next fixed rolls while any are left, then each game's own generator (through its bank)."""
     fixed = np.clip(b.fixed_rolls[rows] - b.next_roll[rows], 0, 3)
     full = rows[fixed == 3]
     if len(full):
@@ -129,13 +132,49 @@ def _roll(b, rows, rngs) -> None:
     if not len(drawing):
         return
     if not fixed.any():  # no fixed rolls left in these games: the common case, three dice from every generator
-        b.dice[drawing] = [rngs[i].integers(1, DIE_FACES + 1, size=3) for i in drawing.tolist()]
+        b.dice[drawing] = _from_generators(b, drawing, rngs, 3)
         return
     for i, count in zip(drawing.tolist(), fixed.tolist()):
         start = int(b.next_roll[i])
         b.dice[i, :count] = b.rolls[i, start:start + count]
         b.next_roll[i] += count
-        b.dice[i, count:] = rngs[i].integers(1, DIE_FACES + 1, size=3 - count)
+        b.dice[i, count:] = _from_generators(b, np.array([i]), rngs, 3 - count)[0]
+
+
+# A game's generator is asked for its dice ahead of need, _BANK_SIZE at a time, and they wait in a bank kept with
+# the batch: one call per game every 32 turns rather than one a turn. The dice are the same: a numpy Generator's
+# ``integers`` draws its results one after another from one stream, so asking for 3 dice k times gives exactly the
+# dice of asking once for 3k (the parity tests hold the vector env to this). Nothing else in a game draws from its
+# generator. The bank remembers the generator it was drawn from: a game given a new one (a reseed) starts afresh.
+_BANK_SIZE = 96
+
+
+class _DiceBank:
+    def __init__(self, n: int):
+        self.dice = np.zeros((n, _BANK_SIZE), dtype=np.int8)
+        self.next = np.full(n, _BANK_SIZE)  # each game's next die to hand out (_BANK_SIZE: none left)
+        self.generators = [None] * n  # the generator each game's dice came from
+
+
+def _from_generators(b, rows, rngs, count: int) -> np.ndarray:
+    """``count`` dice for each game of ``rows`` from its own generator, as ``rng.integers(1, 7, size=count)``
+    would give them, (k, count)."""
+    bank = getattr(b, "dice_bank", None)
+    if bank is None:
+        bank = b.dice_bank = _DiceBank(len(b.phase))
+    if bank.generators != rngs:  # (one quick comparison of the lists, element by element identity first)
+        for i, (drawn_from, now) in enumerate(zip(bank.generators, rngs)):
+            if drawn_from is not now:  # a new generator (a reseed): the game's bank starts afresh
+                bank.next[i] = _BANK_SIZE
+        bank.generators = list(rngs)
+    for i in rows[bank.next[rows] > _BANK_SIZE - count].tolist():
+        left = bank.dice[i, bank.next[i]:].copy()  # still to be handed out: they come first
+        bank.dice[i, :len(left)] = left
+        bank.dice[i, len(left):] = rngs[i].integers(1, DIE_FACES + 1, size=_BANK_SIZE - len(left))
+        bank.next[i] = 0
+    dice = bank.dice[rows[:, None], bank.next[rows, None] + np.arange(count)]
+    bank.next[rows] += count
+    return dice
 
 
 # ---------------------------------------------------------------- geometry at run time
@@ -332,9 +371,7 @@ def _monster_destination(b, rows, slots, level, board) -> np.ndarray:
     here = b.monster_pos[rows, slots]
     others = _WHERE.take(b.monster_pos[rows])
     others[np.arange(len(rows)), slots] = _NOWHERE
-    elsewhere = others[:, 0, None] != _TILES  # no other monster there
-    for k in range(1, MAX_MONSTERS):
-        elsewhere &= others[:, k, None] != _TILES
+    elsewhere = ((_either(_TILE_BIT.take(others))[:, None] >> _TILES) & 1) == 0  # no other monster there
     # The monster's movement: walls and the adventurer block; other monsters may be passed, not ended on.
     spent = _MONSTER_COSTS.take(board * NUM_TILES + here, axis=0)
     reachable = (spent <= _MONSTER_SPEED[level, None]) & elsewhere
@@ -343,15 +380,18 @@ def _monster_destination(b, rows, slots, level, board) -> np.ndarray:
     # Tier 1: a reachable tile in Range and sight: the largest range, then least cost, then (row, col).
     farthest_first = _FARTHEST_FIRST.take(board, axis=0) + spent
     spots = reachable & attacks_from
-    tier_1 = np.where(spots, farthest_first, _NEVER)
-    # Tier 2: the goal is the best empty tile in Range and sight (ranked as in tier 1); the monster ends on the
-    # reachable tile nearest it, then closest to the adventurer, then least cost, then (row, col). Tier 3, no goal
-    # anywhere, is the same with every tile as near the goal: it just closes in.
-    goals = _OPEN.take(board * NUM_TILES + here, axis=0) & elsewhere & attacks_from
-    to_goal = _MONSTER_COSTS.take(board * NUM_TILES + _best(goals, farthest_first), axis=0)
-    to_goal *= goals.any(axis=1, keepdims=True)
-    toward_goal = np.where(reachable, to_goal * _GOAL_UNIT + _CLOSEST_FIRST.take(board, axis=0) + spent, _NEVER)
-    return np.where(spots.any(axis=1, keepdims=True), tier_1, toward_goal).argmin(axis=1)
+    destination = _best(spots, farthest_first)
+    # Tier 2, for the monsters with no such tile: the goal is the best empty tile in Range and sight (ranked as in
+    # tier 1); the monster ends on the reachable tile nearest it, then closest to the adventurer, then least cost,
+    # then (row, col). Tier 3, no goal anywhere, is the same with every tile as near the goal: it just closes in.
+    far = np.flatnonzero(~spots.any(axis=1))
+    if len(far):
+        board, here, spent = board[far], here[far], spent[far]
+        goals = _OPEN.take(board * NUM_TILES + here, axis=0) & elsewhere[far] & attacks_from[far]
+        to_goal = _MONSTER_COSTS.take(board * NUM_TILES + _best(goals, farthest_first[far]), axis=0)
+        to_goal *= goals.any(axis=1, keepdims=True)
+        destination[far] = _best(reachable[far], to_goal * _GOAL_UNIT + _CLOSEST_FIRST.take(board, axis=0) + spent)
+    return destination
 
 
 def _monster_attack(b, rows) -> None:
@@ -410,15 +450,64 @@ _KIND = np.repeat(np.arange(len(_HANDLERS)), np.diff([A_ASSIGN, A_MOVE, A_ATTACK
 
 
 def apply(b, actions, rows, rngs) -> None:
-    """Every game ``rows`` (a bool mask) selects takes its action, which must be legal; each kind of action is
-    handled once for all the games taking it. ``rngs[i]`` rolls game i's dice of every turn begun once its fixed
-    rolls have run out."""
+    """Every game ``rows`` (a bool mask) selects takes its action, which must be legal. ``rngs[i]`` rolls game i's
+    dice of every turn begun once its fixed rolls have run out."""
     games = np.flatnonzero(rows)
-    chosen = actions[games]
+    _apply(b, games, actions[games], rngs)
+
+
+def _apply(b, games, chosen, rngs) -> None:
+    """Game ``games[k]`` takes action ``chosen[k]``; each kind of action is handled once for all the games taking
+    it."""
     kind = _KIND[chosen]
-    for k in np.flatnonzero(np.bincount(kind, minlength=len(_HANDLERS))):
+    for k in np.flatnonzero(np.bincount(kind, minlength=len(_HANDLERS))).tolist():
         taking = kind == k
         _HANDLERS[k](b, games[taking], chosen[taking], rngs)
+
+
+# ---------------------------------------------------------------- forced moves
+
+# The tiles one orthogonal step (2 points) and one diagonal step (3 points) away from each tile, as masks.
+_ORTHOGONAL_NEXT = np.array([sum(1 << t for t, step in rules.NEIGHBOURS[here] if step == ORTHOGONAL_STEP)
+                             for here in range(NUM_TILES)], dtype=np.int64)
+_DIAGONAL_NEXT = np.array([sum(1 << t for t, step in rules.NEIGHBOURS[here] if step == DIAGONAL_STEP)
+                           for here in range(NUM_TILES)], dtype=np.int64)
+
+
+def _forced_actions(b, rows) -> np.ndarray:
+    """The one legal action of each game of ``rows`` that has exactly one, else -1 (a choice, or the game is over),
+    found without the whole mask. Dice all alike leave one assignment; skills all at the cap leave healing; an act
+    phase leaves only the end of the turn when no attack can be made and no first step can be paid for (every move
+    starts with one step, to a tile that is itself a move)."""
+    phase = b.phase[rows]
+    action = np.full(len(rows), -1)
+    dice = b.dice[rows]
+    action[(phase == ASSIGN) & (dice[:, 0] == dice[:, 1]) & (dice[:, 1] == dice[:, 2])] = A_ASSIGN
+    capped = b.skill_cap[rows]
+    maxed = (b.speed[rows] >= capped) & (b.attack[rows] >= capped) & (b.defense[rows] >= capped)
+    action[(phase == LEVEL_UP) & maxed & (b.range[rows] >= capped)] = A_HEAL
+    acting = np.flatnonzero(phase == ACT)
+    if len(acting):
+        games = rows[acting]
+        level, pos, speed_left = b.level[games], b.pos[games], b.speed_left[games]
+        free = ~(_WALLS[_LAYOUT[level]] | _either(_TILE_BIT.take(b.monster_pos[games])))
+        steps = np.where(speed_left >= ORTHOGONAL_STEP, _ORTHOGONAL_NEXT[pos], 0)
+        steps |= np.where(speed_left >= DIAGONAL_STEP, _DIAGONAL_NEXT[pos], 0)
+        stuck = (steps & free) == 0
+        armed = np.flatnonzero(stuck & (b.attack_left[games] >= _MONSTER_DEFENSE[level]))
+        stuck[armed] = ~_can_attack(b, games[armed]).any(axis=1)
+        action[acting[stuck]] = A_END_TURN
+    return action
+
+
+def play_forced(b, rows, rngs) -> None:
+    """Play every game ``rows`` (a bool mask) selects on while it has exactly one legal action (``skip_forced``)."""
+    going = np.flatnonzero(rows)
+    while len(going):
+        actions = _forced_actions(b, going)
+        forced = actions >= 0
+        going = going[forced]
+        _apply(b, going, actions[forced], rngs)
 
 
 def forfeit(b, rows) -> None:
