@@ -181,16 +181,23 @@ def _main_action(b, rows, seats, chosen) -> None:
     _nobles_or_end_turn(b, rows[~over], seats[~over])
 
 
-def _reserve(b, rows, seats, index) -> None:
-    """Reserve face-up card ``index`` (0-11: tier * 4 + slot) or the top of a deck (12-14); gold if any."""
-    if not rows.size:
-        return
+def _take_face_up(b, rows, index):
+    """The cards of the games whose ``index`` is a face-up place (0-11: tier * 4 + slot), each place refilled from
+    its tier's deck; the other games' entries are left for the caller. Returns (cards, which games took one)."""
     cards = np.empty(len(rows), dtype=np.int8)
     face_up = index < 12
     up_rows = rows[face_up]
     tiers, slots = np.divmod(index[face_up], BOARD_SLOTS)
     cards[face_up] = b.board[up_rows, tiers, slots]
     b.board[up_rows, tiers, slots] = _draw(b, up_rows, tiers)
+    return cards, face_up
+
+
+def _reserve(b, rows, seats, index) -> None:
+    """Reserve face-up card ``index`` (0-11: tier * 4 + slot) or the top of a deck (12-14); gold if any."""
+    if not rows.size:
+        return
+    cards, face_up = _take_face_up(b, rows, index)
     cards[~face_up] = _draw(b, rows[~face_up], index[~face_up] - 12)
     places = (b.reserved[rows, seats] >= 0).sum(axis=1)
     b.reserved[rows, seats, places] = cards
@@ -204,12 +211,7 @@ def _buy(b, rows, seats, index) -> None:
     """Buy face-up card ``index`` (0-11) or reserved card ``index - 12``; gems of the colour first, then gold."""
     if not rows.size:
         return
-    cards = np.empty(len(rows), dtype=np.int8)
-    face_up = index < 12
-    up_rows = rows[face_up]
-    tiers, slots = np.divmod(index[face_up], BOARD_SLOTS)
-    cards[face_up] = b.board[up_rows, tiers, slots]
-    b.board[up_rows, tiers, slots] = _draw(b, up_rows, tiers)
+    cards, face_up = _take_face_up(b, rows, index)
     held_rows, held_seats, places = rows[~face_up], seats[~face_up], index[~face_up] - 12
     cards[~face_up] = b.reserved[held_rows, held_seats, places]
     # Keep the reservations packed in order: the later ones move up one place.
