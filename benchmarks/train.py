@@ -93,7 +93,7 @@ def _vector_envs(env_id: str, n_envs: int, seed: int, env_kwargs: dict):
     from ..envs import GAMES, VECTOR_ENTRY_POINTS
 
     if not any(GAMES[name][0] == env_id for name in VECTOR_ENTRY_POINTS):
-        raise ValueError(f"{env_id} has no native vector env yet; the games that have one: "
+        raise ValueError(f"{env_id} has no native vector env; the games that have one: "
                          f"{', '.join(VECTOR_ENTRY_POINTS)}")
     envs = SB3VectorEnv(gym.make_vec(env_id, num_envs=n_envs, vectorization_mode="vector_entry_point", **env_kwargs))
     envs.seed(seed)
