@@ -90,7 +90,8 @@ def cmd_eval(args) -> None:
     from .evaluate import evaluate
 
     result = evaluate(args.game, args.agent, episodes=args.episodes, seed=args.seed, workers=args.workers,
-                      progress=not args.quiet, opponent=args.opponent, num_players=args.players)
+                      progress=not args.quiet, opponent=args.opponent, num_players=args.players,
+                      record=args.record)
     print(result)
 
 
@@ -163,6 +164,8 @@ def build_parser() -> argparse.ArgumentParser:
     evaluation.add_argument("--opponent", default=None,
                             help="splendor: the agent at the other seats (default greedy); seats rotate")
     evaluation.add_argument("--players", type=int, default=None, help="splendor: 2, 3 or 4 players (default 2)")
+    evaluation.add_argument("--record", default=None, metavar="FILE",
+                            help="write each episode's result here (JSON lines: seed, seat, won, score, length)")
     evaluation.set_defaults(run=cmd_eval)
 
     board = commands.add_parser("leaderboard", help="every agent on every game: markdown table and chart")

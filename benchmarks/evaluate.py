@@ -9,6 +9,7 @@ given) with ``num_players`` seats, and the agent's seat rotates: episode ``i`` s
 
 from __future__ import annotations
 
+import json
 import math
 import os
 from concurrent.futures import ProcessPoolExecutor, as_completed
@@ -110,13 +111,19 @@ def _play_chunk(env_id: str, env_kwargs: dict, agent, episodes: list) -> list[tu
     return results
 
 
+def _write_record(path: str, results: list) -> None:
+    with open(path, "w") as out:
+        for seed, seat, won, score, length in results:
+            out.write(json.dumps({"seed": seed, "seat": seat, "won": won, "score": score, "length": length}) + "\n")
+
+
 def _agent_name(agent) -> str:
     return agent if isinstance(agent, str) else getattr(agent, "name", type(agent).__name__)
 
 
 def evaluate(game: str, agent="random", episodes: int = 100, seed: int = 0, workers: int | None = None,
              progress: bool = True, env_kwargs: dict | None = None, opponent=None,
-             num_players: int | None = None) -> EvalResult:
+             num_players: int | None = None, record: str | None = None) -> EvalResult:
     """Win rate, mean score and mean length of ``agent`` over ``episodes`` deals of ``game``.
 
     ``agent`` is a name known to ``make_agent`` or an agent object (picklable when ``workers`` > 1).
@@ -124,6 +131,8 @@ def evaluate(game: str, agent="random", episodes: int = 100, seed: int = 0, work
     For a multi-player game (Splendor), ``opponent`` (a name or an agent object; the env's default when
     None) plays the other seats of ``num_players`` (the env's default when None), and the agent's seat
     rotates with the episode.
+    ``record``: a file to write every episode's result to, one JSON line each in seed order (``seed``, ``seat``,
+    ``won``, ``score``, ``length``), so that two agents can be compared deal by deal.
     """
     env_id = game_id(game)
     env_kwargs = dict(env_kwargs or {})
@@ -166,6 +175,8 @@ def evaluate(game: str, agent="random", episodes: int = 100, seed: int = 0, work
                 bar.update(futures[future])
     bar.close()
     results.sort()  # by seed, so sums do not depend on which worker finished first
+    if record is not None:
+        _write_record(record, results)
     _, seat, won, score, length = (np.array(column, dtype=float) for column in zip(*results))
     wins = int(won.sum())
     low, high = wilson_interval(wins, episodes)

@@ -1,10 +1,12 @@
 """Evaluation: Wilson intervals and reproducible, well-formed results."""
 
+import json
 import math
 
 import pytest
 
 from tabletop_gym.agents import RandomAgent
+from tabletop_gym.benchmarks import cli
 from tabletop_gym.benchmarks.evaluate import evaluate, wilson_interval
 
 
@@ -39,3 +41,18 @@ def test_evaluate_rejects_unknown_games_and_agents():
         evaluate("chess", episodes=1, progress=False)
     with pytest.raises(ValueError, match="unknown agent"):
         evaluate("dungeon_solitaire", "alphazero", episodes=1, workers=1, progress=False)
+
+
+def test_evaluate_records_every_episode_in_seed_order(tmp_path):
+    path = tmp_path / "episodes.jsonl"
+    result = evaluate("royal_assassin", "heuristic", episodes=20, seed=5, workers=2, progress=False, record=str(path))
+    lines = [json.loads(line) for line in path.read_text().splitlines()]
+    assert [line["seed"] for line in lines] == list(range(5, 25))
+    assert sum(line["won"] for line in lines) == result.wins
+    assert sum(line["length"] for line in lines) / 20 == pytest.approx(result.mean_length)
+    assert all(set(line) == {"seed", "seat", "won", "score", "length"} for line in lines)
+    # The same deal played again gives the same line: records of two agents can be paired by seed.
+    again = tmp_path / "again.jsonl"
+    assert cli.main(["eval", "royal_assassin", "--agent", "heuristic", "--episodes", "3", "--seed", "5",
+                     "--workers", "1", "--quiet", "--record", str(again)]) == 0
+    assert again.read_text().splitlines() == path.read_text().splitlines()[:3]
