@@ -10,8 +10,9 @@ plays; every step after that is array operations over the rows.
 A batched rules module provides ``legal_masks(b) -> (N, n) bool``, ``apply(b, actions, rows, rngs)`` (rows: a bool
 mask of the games that take their action; in place), ``observe(b) -> (N, d) float32``, ``is_over(b) -> (N,) bool``,
 ``outcome(b, rows) -> dict`` (the single env's outcome keys, each an array over ``rows``) and ``forfeit(b, rows)``;
-optionally ``is_truncated(b)``, and ``deal(b, rows, rngs, options)`` (see ``TabletopVectorEnv._deal``). Each function does what the scalar function of the same name in ``rules.py`` does,
-and ``tests/test_vector.py`` holds the two together, step by step.
+optionally ``is_truncated(b)``, ``deal(b, rows, rngs, options)`` (see ``TabletopVectorEnv._deal``) and
+``play_forced(b, rows, rngs)`` (see ``TabletopVectorEnv._play_forced``). Each function does what the scalar function
+of the same name in ``rules.py`` does, and ``tests/test_vector.py`` holds the two together, step by step.
 
 A game played against scripted opponents (Splendor's single-agent view) sets ``batch`` to an object that fills in
 each game's learner seat where its batched rules take a seat (``observe``, ``outcome``, ``forfeit``), and overrides
@@ -268,6 +269,10 @@ class TabletopVectorEnv(VectorEnv):
         """With ``skip_forced``, play every game in ``rows`` on while it has exactly one legal action. The games
         still being played on are looked at alone: they grow few while a long forced run goes on."""
         if not self.skip_forced:
+            return
+        own_loop = getattr(self.batch, "play_forced", None)
+        if own_loop is not None:  # a game that tells its forced moves without the whole mask plays them itself
+            own_loop(self.state, rows, self._rngs)
             return
         going = np.flatnonzero(rows)
         while going.size:

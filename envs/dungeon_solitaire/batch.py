@@ -421,8 +421,9 @@ def _apply(b, games, chosen, forced: bool = False) -> None:
 FEW_GAMES = 16
 
 
-def play_forced(b, rows) -> None:
-    """Play every game ``rows`` (a bool mask) selects on while it has exactly one legal action (``skip_forced``)."""
+def play_forced(b, rows, rngs=None) -> None:
+    """Play every game ``rows`` (a bool mask) selects on while it has exactly one legal action (``skip_forced``).
+    (``rngs`` is there for the vector env's call: nothing is drawn after the deal.)"""
     going = rows.nonzero()[0]
     actions = _forced_actions(b)[going]  # the first time most games are looked at: the whole batch is cheaper
     while True:

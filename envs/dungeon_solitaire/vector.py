@@ -13,8 +13,3 @@ class DungeonSolitaireVectorEnv(TabletopVectorEnv):
 
     single_env = DungeonSolitaireEnv
     batch = batch
-
-    def _play_forced(self, rows):
-        # Forced runs are long here (a whole retreat can be): the game's own batched loop plays them.
-        if self.skip_forced:
-            batch.play_forced(self.state, rows)

@@ -13,8 +13,3 @@ class OneCardDungeonVectorEnv(TabletopVectorEnv):
 
     single_env = OneCardDungeonEnv
     batch = batch
-
-    def _play_forced(self, rows):
-        # The game's own loop tells a forced move from a choice without working out every legal action.
-        if self.skip_forced:
-            batch.play_forced(self.state, rows, self._rngs)
