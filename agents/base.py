@@ -29,3 +29,12 @@ class RandomAgent:
         if legal.size == 0:
             raise ValueError("no legal action to choose from")
         return int(legal[self.rng.integers(legal.size)])
+
+    def act_batch(self, observations, masks) -> np.ndarray:
+        """One uniformly random legal action per row of ``masks`` (N, n)."""
+        masks = np.asarray(masks, dtype=bool)
+        counts = masks.sum(axis=1)
+        if (counts == 0).any():
+            raise ValueError(f"no legal action to choose from in row {int(np.argmin(counts))}")
+        picks = (self.rng.random(len(masks)) * counts).astype(np.int64)  # the picks-th legal action of each row
+        return (masks.cumsum(axis=1) > picks[:, None]).argmax(axis=1)

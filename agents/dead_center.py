@@ -183,6 +183,122 @@ class Judge:
         return expected
 
 
+# ---------------------------------------------------------------- the judgement without look-ahead, many games at once
+
+# A draw pile as a bit set over the 40 number cards (bit i: NUMBER_CARDS[i]): every share the judge needs is then a
+# count of set bits, so games with different draw piles are judged in one pass, with no table built per game.
+_NUMBER_BITS = np.left_shift(np.int64(1), np.arange(len(rules.NUMBER_CARDS), dtype=np.int64))
+
+
+def _bits_of(cards: np.ndarray) -> np.ndarray:
+    """Bit sets from a bool array whose first axis is the 40 number cards."""
+    return np.tensordot(_NUMBER_BITS, cards.astype(np.int64), axes=(0, 0))
+
+
+_NUMBER_ACCEPTS = _ACCEPTS[rules.NUMBER_CARDS]                              # [c, t]
+_FIT_BITS = _bits_of(_NUMBER_ACCEPTS)                                        # the number cards top t accepts
+_KILLS_BOOL = _KILLS > 0
+# The number cards that, played on one support pile of zombie z with supports (a, b), make it ready: put on pile
+# a, card c stands with b (_NEAR_ON_A[z, a, b]); put on pile b, a stands with c (_NEAR_ON_B). _JOKER_NEAR: of those
+# two placements, how many a joker (it fits any pile) makes ready. All flat, indexed like _KILLABLE.
+_NEAR_ON_A = _bits_of(_NUMBER_ACCEPTS[:, None, :, None]
+                      & _KILLS_BOOL[:, rules.NUMBER_CARDS, :].transpose(1, 0, 2)[:, :, None, :]).ravel()
+_NEAR_ON_B = _bits_of(_NUMBER_ACCEPTS[:, None, None, :]
+                      & _KILLS_BOOL[:, :, rules.NUMBER_CARDS].transpose(2, 0, 1)[:, :, :, None]).ravel()
+_JOKER_NEAR = (_KILLS[:, _JOKER, None, :] + _KILLS[:, :, _JOKER, None]).ravel()
+_KILLS_FLAT = _KILLS.ravel()
+_ZOMBIE_AT = np.arange(len(_ZOMBIES)) * _PAIRS                              # each zombie's offset in the tables
+_PHASES = np.array([_I["phase_reveal"], _I["phase_play"], _I["phase_kill"]])
+REVEAL_PHASE, PLAY_PHASE, KILL_PHASE = range(3)
+A_REVEAL_AT, A_PLAY_AT, A_KILL_AT = rules.A_REVEAL, rules.A_PLAY, rules.A_KILL
+_REVEALS = slice(rules.A_REVEAL, rules.A_PLAY)
+_PLAYS = slice(rules.A_PLAY, rules.A_KILL)
+_KILL_ACTIONS = slice(rules.A_KILL, rules.NUM_ACTIONS)
+
+
+class Tables:
+    """The public tables of many games, rebuilt from their observations (N, d): ``Table``'s fields with a leading
+    axis, the draw pile as a bit set over the number cards (``bits``) plus its ``jokers``, the zombies still
+    face down as a mask (``hidden``, N x 12), and the ``phase`` (``REVEAL_PHASE``, ``PLAY_PHASE``, ``KILL_PHASE``)."""
+
+    def __init__(self, o: np.ndarray):
+        suits = o[:, _PILE_SUIT].argmax(axis=2)
+        self.tops = np.where(o[:, _PILE_JOKER] > 0, _JOKER, suits * 13 + o[:, _PILE_VALUE].astype(np.int64) - 1)
+        state = o[:, _SLOT_STATE].argmax(axis=2)
+        card = o[:, _SLOT_SUIT].argmax(axis=2) * 13 + 10 + o[:, _SLOT_RANK].argmax(axis=2)
+        self.codes = np.where(state == rules.UP, _ZOMBIE_INDEX[card],
+                              np.where(state == rules.DOWN, FACE_DOWN, KILLED))
+        self.drawn = np.where(o[:, _DRAWN_JOKER] > 0, _JOKER,
+                              o[:, _DRAWN_SUIT].argmax(axis=1) * 13 + o[:, _DRAWN_VALUE].astype(np.int64) - 1)
+        unseen = o[:, _UNSEEN] > 0
+        self.bits = _bits_of(unseen[:, rules.NUMBER_CARDS].T)
+        self.jokers = o[:, _UNSEEN_JOKERS].astype(np.int64)
+        self.size = np.bitwise_count(self.bits).astype(np.float64) + self.jokers
+        self.hidden = unseen[:, _ZOMBIES]
+        self.phase = o[:, _PHASES].argmax(axis=1)
+
+
+class QuickJudge:
+    """What ``Judge`` makes of a table, without its look at the next draw, for many games at once (``Tables``).
+    Every function takes ``rows``, the game of each entry, beside the entries themselves."""
+
+    def __init__(self, agent: "DeadCenterHeuristic", tables: Tables):
+        self.agent = agent
+        self.tables = tables
+        self.weight = np.where(_RANK == rules.KING, agent.king, np.where(_RANK == rules.QUEEN, agent.queen, 1.0))
+        self.kill_value = np.zeros(_CODES)
+        self.kill_value[:FACE_DOWN] = agent.kill * self.weight
+        hidden = tables.hidden.astype(np.float64)
+        self.hidden_share = hidden / np.maximum(hidden.sum(axis=1, keepdims=True), 1)
+
+    def _shares(self, rows, counts):
+        """Counts of cards in each game's draw pile as shares of it (0 for an empty pile)."""
+        size = self.tables.size[rows]
+        return np.divide(counts, size, out=np.zeros_like(counts), where=size > 0)
+
+    def zombie_values(self, rows, support_a, support_b, attack, zombies):
+        """(M, K): what zombies ``zombies`` (M, K indices) would each be worth in M slots (their supports and attack
+        piles given, ``rows`` the games), as ``Judge`` values a face-up zombie."""
+        agent, t = self.agent, self.tables
+        rows, attack = rows[:, None], attack[:, None]
+        at = zombies * _PAIRS + (support_a * 54 + support_b)[:, None]
+        bits = t.bits[rows]
+        ready = _KILLS_FLAT[at]
+        fit = self._shares(rows, np.bitwise_count(bits & _FIT_BITS[attack]) + t.jokers[rows].astype(np.float64))
+        near = self._shares(rows, np.bitwise_count(bits & _NEAR_ON_A[at]) + np.bitwise_count(bits & _NEAR_ON_B[at])
+                            + t.jokers[rows] * _JOKER_NEAR[at])
+        close = (np.minimum(near, 1.0) * (1 - ready)) ** agent.share_power
+        return self.weight[zombies] * (agent.ready * ready + agent.ready_fit * ready * fit + agent.one_away * close)
+
+    def face_down_values(self, rows, support_a, support_b, attack):
+        """(M,): the average worth, over the zombies still face down in each game, of a zombie in M slots."""
+        every = np.broadcast_to(np.arange(len(_ZOMBIES)), (len(rows), len(_ZOMBIES)))
+        return (self.zombie_values(rows, support_a, support_b, attack, every) * self.hidden_share[rows]).sum(axis=1)
+
+    def slot_values(self, rows, codes, support_a, support_b, attack):
+        """(M,): each slot's worth. A face-down slot is worth the average over the zombies still face down,
+        times ``face_down``; a killed one nothing."""
+        values = np.zeros(len(codes))
+        up = np.flatnonzero(codes < FACE_DOWN)
+        values[up] = self.zombie_values(rows[up], support_a[up], support_b[up], attack[up], codes[up, None])[:, 0]
+        down = np.flatnonzero(codes == FACE_DOWN)
+        if down.size:
+            values[down] = self.agent.face_down * self.face_down_values(rows[down], support_a[down],
+                                                                        support_b[down], attack[down])
+        return values
+
+    def dead_share(self, rows, tops):
+        """(M,): the share of each game's draw pile that no pile of its table ``tops`` (M, 9) accepts."""
+        covered = np.bitwise_or.reduce(_FIT_BITS[tops], axis=1)
+        return self._shares(rows, np.bitwise_count(self.tables.bits[rows] & ~covered).astype(np.float64))
+
+    def table_values(self, rows, tops, codes):
+        """Each table's slots (M, 12) and its worth as a whole (M,): the slots less ``dead`` times its dead share."""
+        values = self.slot_values(np.repeat(rows, rules.NUM_SLOTS), codes.ravel(), tops[:, _SUPPORT_A].ravel(),
+                                  tops[:, _SUPPORT_B].ravel(), tops[:, _ATTACK].ravel()).reshape(codes.shape)
+        return values, values.sum(axis=1) - self.agent.dead * self.dead_share(rows, tops)
+
+
 class DeadCenterHeuristic:
     """Count the draw pile, judge each table by how close every zombie is to dying, and look one draw ahead.
 
@@ -211,7 +327,8 @@ class DeadCenterHeuristic:
     name = "heuristic"
 
     def __init__(self, seed=None, kill=6.5, ready=4.0, ready_fit=2.0, one_away=4.0, share_power=0.5, queen=1.0,
-                 king=3.0, face_down=0.5, dead=40.0, lost=30.0):
+                 king=3.0, face_down=0.5, dead=40.0, lost=30.0, lookahead=True):
+        self.lookahead = lookahead
         self.kill = kill
         self.ready = ready
         self.ready_fit = ready_fit
@@ -235,6 +352,8 @@ class DeadCenterHeuristic:
             raise ValueError("no legal action to choose from: the game is over")
         if legal.size == 1:
             return int(legal[0])
+        if not self.lookahead:
+            return int(self._quick(o[None], np.asarray(action_mask, dtype=bool)[None])[0])
         table = Table(o)
         judge = Judge(self, table)
         if o[_I["phase_reveal"]]:
@@ -242,6 +361,76 @@ class DeadCenterHeuristic:
         if o[_I["phase_play"]]:
             return self._play(judge, table, legal)
         return self._kill(judge, table, legal)
+
+    def act_batch(self, observations, masks) -> np.ndarray:
+        """An action for each game (rows of ``observations`` and ``masks``), as ``act`` chooses it. Without the
+        look-ahead every game is judged in the same few array operations (``QuickJudge``)."""
+        o = np.asarray(observations)
+        masks = np.asarray(masks, dtype=bool)
+        counts = masks.sum(axis=1)
+        if (counts == 0).any():
+            raise ValueError(f"no legal action to choose from in row {int(np.argmin(counts))}: that game is over")
+        choices = masks.argmax(axis=1)
+        undecided = np.flatnonzero(counts > 1)
+        if not self.lookahead:
+            choices[undecided] = self._quick(o[undecided], masks[undecided])
+        else:
+            choices[undecided] = [self.act(o[i], masks[i]) for i in undecided]
+        return choices
+
+    def _quick(self, o: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """Without the look-ahead: each choice by the worth of the table it leaves (the kill it brings included),
+        a reveal by the average over the zombies it may turn up."""
+        tables = Tables(o)
+        judge = QuickJudge(self, tables)
+        values, worth = judge.table_values(np.arange(len(o)), tables.tops, tables.codes)
+        choices = np.zeros(len(o), dtype=np.int64)
+
+        reveal = np.flatnonzero(tables.phase == REVEAL_PHASE)
+        if reveal.size:
+            tops, n = tables.tops[reveal], rules.NUM_SLOTS
+            expected = judge.face_down_values(np.repeat(reveal, n), tops[:, _SUPPORT_A].ravel(),
+                                              tops[:, _SUPPORT_B].ravel(), tops[:, _ATTACK].ravel())
+            after = worth[reveal, None] - values[reveal] + expected.reshape(len(reveal), n)
+            choices[reveal] = A_REVEAL_AT + np.where(masks[reveal, _REVEALS], after, -np.inf).argmax(axis=1)
+
+        kill = tables.phase == KILL_PHASE
+        if kill.any():
+            codes = tables.codes[kill]
+            after = np.where(masks[kill, _KILL_ACTIONS],
+                             judge.kill_value[codes] + worth[kill, None] - values[kill], -np.inf)
+            best = after >= after.max(axis=1, keepdims=True) - 1e-9
+            # Among the best, the higher rank: a king is the hardest to make ready again.
+            choices[kill] = A_KILL_AT + np.where(best, _RANK[np.minimum(codes, FACE_DOWN - 1)], -1).argmax(axis=1)
+
+        play = np.flatnonzero(tables.phase == PLAY_PHASE)
+        if play.size:
+            choices[play] = A_PLAY_AT + self._quick_plays(judge, tables, play, values, masks[play, _PLAYS])
+        return choices
+
+    @staticmethod
+    def _quick_plays(judge: QuickJudge, tables: Tables, games, values, legal) -> np.ndarray:
+        """The pile for each game's drawn card: the worth of the table after it, with the best kill it allows
+        (a kill is never declined). Only the four slots on a pile's row and column change with it."""
+        m, piles = len(games), np.arange(rules.NUM_PILES)
+        tops = np.repeat(tables.tops[games][:, None, :], rules.NUM_PILES, axis=1)   # (m, pile played, 9)
+        tops[:, piles, piles] = tables.drawn[games][:, None]
+        slots = _LINE_SLOTS                                                         # (pile, 4)
+        where = np.arange(m)[:, None, None], piles[None, :, None]
+        support_a, support_b = tops[*where, _SUPPORT_A[slots]], tops[*where, _SUPPORT_B[slots]]
+        codes = tables.codes[games][:, slots]
+        rows = np.repeat(games, rules.NUM_PILES * 4)
+        new = judge.slot_values(rows, codes.ravel(), support_a.ravel(), support_b.ravel(),
+                                tops[*where, _ATTACK[slots]].ravel())
+        new = new.reshape(m, rules.NUM_PILES, 4)
+        dead = judge.dead_share(np.repeat(games, rules.NUM_PILES), tops.reshape(-1, rules.NUM_PILES))
+        worth = (values[games].sum(axis=1)[:, None] - values[games][:, slots].sum(axis=2) + new.sum(axis=2)
+                 - judge.agent.dead * dead.reshape(m, rules.NUM_PILES))
+        kills = (_KILLABLE[codes * _PAIRS + support_a * 54 + support_b]
+                 & (_ATTACK[slots] == piles[:, None]))
+        bonus = np.where(kills, judge.kill_value[codes] - new, -np.inf).max(axis=2)
+        worth = worth + np.where(kills.any(axis=2), bonus, 0.0)
+        return np.where(legal, worth, -np.inf).argmax(axis=1)
 
     def _reveal(self, judge: Judge, table: Table, legal) -> int:
         slots = legal - rules.A_REVEAL

@@ -10,6 +10,13 @@ two actions is paired and far less noisy than independent playouts. When the rol
 good player, this is one step of policy improvement over it: the agent keeps the policy's own choice
 unless another action does better on the sampled worlds by a clear margin.
 
+When the rollout policy can choose for many games at once (``act_batch(observations, masks)``) and the game has
+a native vector env, all the playouts of a decision are played together on one batch of games: the sampled
+worlds are loaded into a vector env (``TabletopVectorEnv.load``) and played out side by side, the policy choosing
+for every unfinished game in one call (so ``act_batch`` must choose from the observation alone, with no memory of
+earlier calls). The sampled worlds are the same as one playout at a time would use, and a policy that does not draw
+random numbers gives the same values too; only the time is not.
+
 The policy whose choice is kept (``prior``) need not be the one that finishes the playouts: a game
 whose heuristic thinks a card ahead (and is ten times slower for it) can keep that heuristic's choices
 while a faster player finishes the playouts, buying many more sampled worlds for the same time.
@@ -18,15 +25,40 @@ while a faster player finishes the playouts, buying many more sampled worlds for
 from __future__ import annotations
 
 import copy
+from importlib import import_module
 
 import numpy as np
 
+from ..envs import VECTOR_ENTRY_POINTS
 from .base import RandomAgent
 
 
 def outcome_value(info: dict, reward: float, score_weight: float) -> float:
     """How good a finished playout was: the reward, plus a small share of the score to break ties."""
     return reward + score_weight * float(info.get("score", 0.0))
+
+
+def copies(generator: np.random.Generator, n: int) -> list:
+    """``n`` independent generators in the state ``generator`` is in (quicker than deep copies)."""
+    state = generator.bit_generator.state
+    twins = [np.random.Generator(type(generator.bit_generator)()) for _ in range(n)]
+    for twin in twins:
+        twin.bit_generator.state = state
+    return twins
+
+
+def vector_class(env):
+    """The native vector env class of a single env's game, if it has one that can load single states (else None)."""
+    for entry_point in VECTOR_ENTRY_POINTS.values():
+        module, name = entry_point.split(":")
+        cls = getattr(import_module(module), name)
+        if cls.single_env is type(env):
+            try:
+                cls.like(env, 1)
+            except NotImplementedError:
+                return None
+            return cls
+    return None
 
 
 class SearchAgent:
@@ -56,9 +88,14 @@ class SearchAgent:
         self.max_rollout_steps = max_rollout_steps
         self.rng = np.random.default_rng(seed)
         self.env = None
+        self._vector_class = None
 
     def attach(self, env) -> None:
         self.env = env.unwrapped
+        self._vectors = {}  # the batches of playouts, by size
+        self._vector_class = None
+        if callable(getattr(self.rollout, "act_batch", None)):
+            self._vector_class = vector_class(self.env)
 
     def reset(self, seed=None) -> None:
         if seed is not None:
@@ -74,14 +111,28 @@ class SearchAgent:
         if legal.size == 1:
             return int(legal[0])
         default = int(self.prior.act(observation, action_mask))
-        worlds = max(2, self.simulations // legal.size)
-        values = np.empty((worlds, legal.size))
-        for w in range(worlds):
-            world = self.env.determinize(self.rng)
-            policy_state = copy.deepcopy(self.rollout)  # every action's playout starts from the same policy
-            for k, action in enumerate(legal):
-                values[w, k] = self._playout(world.clone(), int(action), copy.deepcopy(policy_state))
+        worlds = [self.env.determinize(self.rng) for _ in range(max(2, self.simulations // legal.size))]
+        if self._vector_class is not None:
+            values = self._batched_values(legal, worlds)
+        else:
+            values = np.empty((len(worlds), legal.size))
+            for w, world in enumerate(worlds):
+                policy_state = copy.deepcopy(self.rollout)  # every action's playout starts from the same policy
+                for k, action in enumerate(legal):
+                    values[w, k] = self._playout(world.clone(), int(action), copy.deepcopy(policy_state))
         return self._choose(legal, values, default)
+
+    def _batched_values(self, legal: np.ndarray, worlds: list) -> np.ndarray:
+        """Every (world, action) playout at once, on a vector env; (worlds, actions) values."""
+        n = len(worlds) * legal.size
+        if n not in self._vectors:
+            self._vectors[n] = self._vector_class.like(self.env, n)
+        vector = self._vectors[n]
+        # Each action's playout in a world gets its own copy of that world's generator: the same future dice.
+        vector.load([world.state for world in worlds for _ in legal],
+                    [twin for world in worlds for twin in copies(world.np_random, legal.size)])
+        rewards, outcome = vector.play_out(np.tile(legal, len(worlds)), self.rollout, self.max_rollout_steps)
+        return (rewards + self.score_weight * outcome["score"].astype(np.float64)).reshape(len(worlds), legal.size)
 
     def _choose(self, legal: np.ndarray, values: np.ndarray, default: int) -> int:
         """The best action by mean value, if it beats the default by ``margin`` standard errors."""

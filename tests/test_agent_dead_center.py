@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 from helpers import act, legal
 
-from tabletop_gym.agents.dead_center import DeadCenterHeuristic, Table
+from tabletop_gym.agents.dead_center import DeadCenterHeuristic, Judge, QuickJudge, Table, Tables
 from tabletop_gym.envs.core.cards import card_code, parse_card
 from tabletop_gym.envs.dead_center import rules
 
@@ -152,3 +152,68 @@ def test_keeps_every_card_of_the_draw_pile_playable_when_it_can():
                 checked += 1
             obs, _, terminated, _, info = env.step(action)
     assert checked > 50
+
+
+# ------------------------------------------------------------------ without the look-ahead, many games at once
+
+def positions(seeds, agent=None):
+    """Every decision's observation and mask in the games the full heuristic plays from these seeds."""
+    env = gym.make(ENV_ID, skip_forced=False)
+    agent = agent or DeadCenterHeuristic()
+    observations, masks = [], []
+    for seed in seeds:
+        obs, info = env.reset(seed=seed)
+        while True:
+            observations.append(obs)
+            masks.append(info["action_mask"].astype(bool))
+            obs, _, terminated, truncated, info = env.step(agent.act(obs, info["action_mask"]))
+            if terminated or truncated:
+                break
+    return np.array(observations), np.array(masks)
+
+
+def test_the_quick_judge_values_every_table_as_the_judge_does():
+    """Bit counts over each game's own draw pile against the judge's share tables, decision by decision."""
+    observations, _ = positions(range(12))
+    agent = DeadCenterHeuristic()
+    tables = Tables(observations)
+    values, worth = QuickJudge(agent, tables).table_values(np.arange(len(observations)), tables.tops, tables.codes)
+    for i, o in enumerate(observations):
+        table = Table(o)
+        judge = Judge(agent, table)
+        slots = judge.values(table.tops[None], table.codes[None])[0]
+        np.testing.assert_allclose(values[i], slots, rtol=1e-12, atol=1e-12)
+        assert worth[i] == pytest.approx(slots.sum() - agent.dead * judge.dead_share(table.tops[None])[0], abs=1e-9)
+        assert np.array_equal(tables.tops[i], table.tops) and np.array_equal(tables.codes[i], table.codes)
+    assert len(observations) > 400
+
+
+@pytest.mark.parametrize("lookahead", [True, False])
+def test_choosing_for_many_games_at_once_is_choosing_for_each(lookahead):
+    observations, masks = positions(range(6))
+    agent = DeadCenterHeuristic(lookahead=lookahead)
+    together = agent.act_batch(observations, masks)
+    assert masks[np.arange(len(masks)), together].all()
+    assert together.tolist() == [agent.act(o, m) for o, m in zip(observations, masks)]
+    with pytest.raises(ValueError, match="row 1"):
+        agent.act_batch(observations[:2], np.array([masks[0], np.zeros_like(masks[0])]))
+
+
+def test_without_the_look_ahead_it_makes_the_plain_choices_too():
+    """The documented choices above that need no look at the next draw: the strong line's reveal, the low card
+    played where it kills, a ready zombie's supports left standing."""
+    quick = DeadCenterHeuristic(lookahead=False)
+    env = start(deal(STRONG_L1, {"L1": "KH"}, ["2D"]))
+    assert choice(env, quick) == "reveal_L1"
+    act(env, "reveal_L1")
+    assert choice(env, quick) == "play_3"
+    env = start(deal(STRONG_L1, {"L1": "KH"}, ["4S"]))
+    act(env, "reveal_L1")
+    assert choice(env, quick) in {"play_2", "play_8"}
+
+
+def test_without_the_look_ahead_it_wins_deals_too():
+    env = gym.make(ENV_ID, illegal_action="raise")
+    results = [play_out(env, DeadCenterHeuristic(lookahead=False), seed)[1] for seed in range(30)]
+    assert "forfeited" not in {info["result"] for info in results}
+    assert any(info["won"] for info in results)

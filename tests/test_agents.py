@@ -112,3 +112,71 @@ def test_search_keeps_its_priors_choice_unless_beaten():
 def test_royal_assassins_search_keeps_the_full_heuristics_choices_and_rolls_out_the_fast_one():
     agent = make_agent("search", "royal_assassin", seed=0)
     assert agent.prior.lookahead and not agent.rollout.lookahead and agent.simulations == 256
+
+
+class ObservationHash:
+    """A policy that never draws a random number yet varies its play: the legal action picked by an integer hash
+    of the observation, for one game (``act``) or many (``act_batch``)."""
+
+    @staticmethod
+    def _hashes(observations):
+        o = np.round(np.asarray(observations, dtype=np.float64) * 8).astype(np.int64)
+        return o @ (np.arange(o.shape[-1], dtype=np.int64) % 97 + 1)
+
+    def act(self, observation, action_mask):
+        return int(self.act_batch(np.asarray(observation)[None], np.asarray(action_mask)[None])[0])
+
+    def act_batch(self, observations, masks):
+        masks = np.asarray(masks, dtype=bool)
+        picks = self._hashes(observations) % masks.sum(axis=1)
+        return (masks.cumsum(axis=1) > picks[:, None]).argmax(axis=1)
+
+
+@pytest.mark.parametrize("game", [name for name in NAMES if name != "splendor"])
+def test_batched_playouts_give_each_world_and_action_the_value_a_single_playout_gives(game):
+    """All of a decision's playouts on one vector env, against one playout at a time on clones: the same values,
+    world by world and action by action (dice included: each playout copies its world's generator)."""
+    env = gym.make(GAMES[game][0]).unwrapped
+    rollout = heuristic(game, lookahead=False) if game == "dead_center" else ObservationHash()
+    agent = SearchAgent(simulations=2, rollout=rollout, seed=0, score_weight=0.25, max_rollout_steps=60)
+    agent.attach(env)
+    assert agent._vector_class is not None
+    values = []
+    for seed in range(6):
+        obs, info = env.reset(seed=seed)
+        for _ in range(seed):  # a few decisions in, so that some of the game is behind
+            obs, _, terminated, truncated, info = env.step(ObservationHash().act(obs, info["action_mask"]))
+            if terminated or truncated:
+                obs, info = env.reset(seed=seed)
+        legal = np.flatnonzero(info["action_mask"])
+        worlds = [env.determinize(np.random.default_rng(seed * 10 + k)) for k in range(3)]
+        batched = agent._batched_values(legal, worlds)
+        single = [[agent._playout(world.clone(), int(action), rollout) for action in legal] for world in worlds]
+        np.testing.assert_array_equal(batched, single)
+        values.extend(batched.ravel())
+    assert len(set(values)) > 1  # the playouts end in different places: the comparison has something to compare
+
+
+def test_splendor_search_plays_its_worlds_out_one_at_a_time():
+    """Splendor's view holds seats and opponents that a single state does not: no batch of its worlds."""
+    env = gym.make(GAMES["splendor"][0]).unwrapped
+    agent = SearchAgent(simulations=2, rollout=make_agent("random", seed=0), seed=0)
+    agent.attach(env)
+    assert agent._vector_class is None
+    obs, info = env.reset(seed=0)
+    assert info["action_mask"][agent.act(obs, info["action_mask"])]
+
+
+def test_the_random_agent_chooses_for_many_games_at_once_among_the_legal_actions():
+    agent = make_agent("random", seed=0)
+    masks = np.zeros((3, 5), dtype=bool)
+    masks[0, [1, 3]] = masks[1, 4] = masks[2, :] = True
+    picks = np.array([agent.act_batch(None, masks) for _ in range(400)])
+    assert set(picks[:, 0]) == {1, 3} and set(picks[:, 1]) == {4} and set(picks[:, 2]) == set(range(5))
+    with pytest.raises(ValueError, match="row 1"):
+        agent.act_batch(None, np.array([[True, False], [False, False]]))
+
+
+def test_dead_centers_search_keeps_the_full_heuristics_choices_and_rolls_out_the_quick_one():
+    agent = make_agent("search", "dead_center", seed=0)
+    assert agent.prior.lookahead and not agent.rollout.lookahead and agent.simulations == 256

@@ -5,6 +5,8 @@ masks, the outcome at each end and the full state of every game (hidden deck ord
 every step, through autoresets, with and without forced moves played, in both reward modes.
 """
 
+import copy
+
 import gymnasium as gym
 import numpy as np
 import pytest
@@ -166,3 +168,41 @@ def test_a_bad_deck_is_refused_and_changes_nothing():
     single.reset(seed=1)
     single.reset()
     assert vector.take(0).equals(single.state)
+
+
+@pytest.mark.parametrize("game", [name for name in VECTOR_GAMES if name != "splendor"])
+def test_load_starts_each_game_from_a_single_envs_state_and_its_generator(game):
+    """What a search does with its sampled worlds: games loaded mid-way go on as the single envs they came from."""
+    rng = np.random.default_rng(0)
+    singles = [gym.make(env_id(game)).unwrapped for _ in range(3)]
+    for i, single in enumerate(singles):
+        obs, info = single.reset(seed=i)
+        for _ in range(3 + i):
+            obs, _, terminated, truncated, info = single.step(int(rng.choice(np.flatnonzero(info["action_mask"]))))
+            if terminated or truncated:
+                obs, info = single.reset(seed=i + 10)
+    cls = type(gym.make_vec(env_id(game), num_envs=1, vectorization_mode="vector_entry_point").unwrapped)
+    vector = cls.like(singles[0], 3)
+    with pytest.raises(ValueError, match="3 states"):
+        vector.load([single.state for single in singles[:2]], [single.np_random for single in singles[:2]])
+    obs, infos = vector.load([single.state for single in singles],
+                             [copy.deepcopy(single.np_random) for single in singles])
+    going = np.ones(3, dtype=bool)
+    for _ in range(40):
+        expected = [single.rules.observe(single.state) for single in singles]
+        for i in np.flatnonzero(going):
+            np.testing.assert_array_equal(obs[i], expected[i])
+            assert np.array_equal(infos["action_mask"][i], singles[i].action_masks())
+        actions = [int(rng.choice(np.flatnonzero(m))) if m.any() else 0 for m in infos["action_mask"]]
+        obs, rewards, terminated, truncated, infos = vector.step(actions)
+        for i in np.flatnonzero(going):
+            _, reward, ended, cut, _ = singles[i].step(actions[i])
+            assert (reward, ended, cut) == (rewards[i], terminated[i], truncated[i])
+            going[i] = not (ended or cut)
+
+
+def test_splendors_view_cannot_be_loaded_from_single_states():
+    single = gym.make(env_id("splendor")).unwrapped
+    cls = type(gym.make_vec(env_id("splendor"), num_envs=1, vectorization_mode="vector_entry_point").unwrapped)
+    with pytest.raises(NotImplementedError, match="seats and opponents"):
+        cls.like(single, 2)

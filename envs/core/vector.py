@@ -115,9 +115,22 @@ class TabletopVectorEnv(VectorEnv):
         if options.get("render_mode") is not None:
             raise ValueError("the vector env does not render; make a single env with render_mode to watch a game")
         options.pop("render_mode", None)
-        self.num_envs = int(num_envs)
         # One single env checks the options and deals every new game, so a deal is the single env's deal.
-        self._dealer = self.single_env(**options)
+        self._set_up(int(num_envs), self.single_env(**options))
+
+    @classmethod
+    def like(cls, env, num_envs: int) -> "TabletopVectorEnv":
+        """``num_envs`` games with the options of the single env ``env`` (a game's own, ``skip_forced``, ``reward``),
+        to be started with ``load``: how a search plays many sampled worlds out at once."""
+        vector = cls.__new__(cls)
+        dealer = env.unwrapped.clone()
+        dealer.render_mode = None
+        vector._set_up(int(num_envs), dealer)
+        return vector
+
+    def _set_up(self, num_envs: int, dealer) -> None:
+        self.num_envs = num_envs
+        self._dealer = dealer
         self.skip_forced = self._dealer.skip_forced
         self.reward_mode = self._dealer.reward_mode
         self.illegal_action = self._dealer.illegal_action
@@ -183,6 +196,52 @@ class TabletopVectorEnv(VectorEnv):
             infos["illegal_action"], infos["_illegal_action"] = illegal.copy(), illegal.copy()
         self._needs_reset = ended
         return self.batch.observe(self.state), rewards, terminated, truncated, infos
+
+    def load(self, states: list, generators: list):
+        """Start game i from ``states[i]``, a single env's state (a saved game, a search's sampled world), with
+        ``generators[i]`` as its random generator. Returns the observations and infos, as ``reset`` does."""
+        if len(states) != self.num_envs or len(generators) != self.num_envs:
+            raise ValueError(f"load takes {self.num_envs} states and {self.num_envs} generators, "
+                             f"got {len(states)} and {len(generators)}")
+        self.state = Batch(states[0], self.num_envs)
+        self.state.put_many(np.arange(self.num_envs), states)
+        self._rngs = list(generators)
+        self._needs_reset[:] = False
+        self._mask = self.batch.legal_masks(self.state)
+        return self.batch.observe(self.state), self._infos(np.zeros(self.num_envs, dtype=bool), {})
+
+    def play_out(self, first_actions, policy, max_steps: int = 10_000) -> tuple[np.ndarray, dict]:
+        """Play every game on from where it stands: game i takes ``first_actions[i]`` (legal), then
+        ``policy.act_batch(observations, masks)`` chooses for the games still going, until each ends or the policy
+        has made ``max_steps`` choices in it. Only the games still going are looked at, so a few long games cost
+        little. Returns each game's final reward as the single env pays it (0 for a game cut short) and the outcome
+        arrays of every game (as things stand for one cut short). The games are then left as they ended: ``load``
+        or ``reset`` before stepping again."""
+        if self.state is None:
+            raise gym.error.ResetNeeded("call load() or reset() before play_out()")
+        everyone = np.ones(self.num_envs, dtype=bool)
+        self.batch.apply(self.state, np.asarray(first_actions, dtype=np.int64), everyone, self._rngs)
+        self._play_on(everyone)
+        going = np.flatnonzero(~(self.batch.is_over(self.state) | self._truncated()))
+        actions = np.zeros(self.num_envs, dtype=np.int64)
+        for _ in range(max_steps):
+            if not going.size:
+                break
+            view = self.state.view(going)
+            actions[going] = policy.act_batch(self.batch.observe(view), self.batch.legal_masks(view))
+            rows = np.zeros(self.num_envs, dtype=bool)
+            rows[going] = True
+            self.batch.apply(self.state, actions, rows, self._rngs)
+            self._play_on(rows)
+            view = self.state.view(going)
+            check = getattr(self.batch, "is_truncated", None)
+            ended = self.batch.is_over(view) | (check(view) if check is not None else False)
+            going = going[~ended]
+        over = self.batch.is_over(self.state)
+        outcome = self.batch.outcome(self.state, everyone)
+        self._mask = self.batch.legal_masks(self.state)
+        self._needs_reset = over | self._truncated()
+        return np.where(over, self._final_rewards(outcome), 0.0), outcome
 
     def action_masks(self) -> np.ndarray:
         """The legal actions of every game, (N, n) bool (the method sb3-contrib's MaskablePPO calls)."""

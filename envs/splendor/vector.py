@@ -72,6 +72,11 @@ class SplendorVectorEnv(TabletopVectorEnv):
         self._fresh = rules.new_game(np.random.default_rng(0), self.num_players, self.max_rounds)
         self.batch = _LearnerBatch(self.seats)
 
+    @classmethod
+    def like(cls, env, num_envs: int):
+        raise NotImplementedError("Splendor's view has seats and opponents of its own that a single state does not "
+                                  "hold; play its sampled worlds out on single envs")
+
     # ------------------------------------------------------------ TabletopVectorEnv hooks
 
     def _deal(self, rows: np.ndarray, options: dict) -> None:
