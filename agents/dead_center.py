@@ -46,12 +46,25 @@ _PILE_SUIT = np.array([[_I[f"pile_{p}_top_{s}"] for s in _SUITS] for p in range(
 _SLOT_STATE = np.array([[_I[f"slot_{n}_{k}"] for k in rules.SLOT_STATE_NAMES] for n in rules.SLOT_NAMES])
 _SLOT_RANK = np.array([[_I[f"slot_{n}_{k}"] for k in ("jack", "queen", "king")] for n in rules.SLOT_NAMES])
 _SLOT_SUIT = np.array([[_I[f"slot_{n}_{s}"] for s in _SUITS] for n in rules.SLOT_NAMES])
-_DRAWN_PRESENT, _DRAWN_VALUE, _DRAWN_JOKER = _I["drawn_present"], _I["drawn_value"], _I["drawn_joker"]
+_DRAWN_VALUE, _DRAWN_JOKER = _I["drawn_value"], _I["drawn_joker"]
 _DRAWN_SUIT = np.array([_I[f"drawn_{s}"] for s in _SUITS])
 _UNSEEN = np.array([_I["unseen_" + rules.card_code(c)] for c in range(52)])
 _UNSEEN_JOKERS = _I["unseen_jokers"]
 _IS_NUMBER = np.zeros(52, dtype=bool)
 _IS_NUMBER[rules.NUMBER_CARDS] = True
+
+
+def read_cards(o: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """From games' observations (N, d): the nine top cards (card ids, a joker as 52), each slot's code (a face-up
+    zombie's index, ``FACE_DOWN`` or ``KILLED``) and the drawn card (-1 if none: no suit and value 0 read as -1)."""
+    suits = o[:, _PILE_SUIT].argmax(axis=2)
+    tops = np.where(o[:, _PILE_JOKER] > 0, _JOKER, suits * 13 + o[:, _PILE_VALUE].astype(np.int64) - 1)
+    state = o[:, _SLOT_STATE].argmax(axis=2)
+    card = o[:, _SLOT_SUIT].argmax(axis=2) * 13 + 10 + o[:, _SLOT_RANK].argmax(axis=2)
+    codes = np.where(state == rules.UP, _ZOMBIE_INDEX[card], np.where(state == rules.DOWN, FACE_DOWN, KILLED))
+    drawn = np.where(o[:, _DRAWN_JOKER] > 0, _JOKER,
+                     o[:, _DRAWN_SUIT].argmax(axis=1) * 13 + o[:, _DRAWN_VALUE].astype(np.int64) - 1)
+    return tops, codes, drawn
 
 
 class Table:
@@ -65,15 +78,8 @@ class Table:
     __slots__ = ("tops", "codes", "drawn", "numbers", "jokers", "hidden")
 
     def __init__(self, o: np.ndarray):
-        suits = o[_PILE_SUIT].argmax(axis=1)
-        self.tops = np.where(o[_PILE_JOKER] > 0, _JOKER, suits * 13 + o[_PILE_VALUE].astype(np.int64) - 1)
-        state = o[_SLOT_STATE].argmax(axis=1)
-        card = o[_SLOT_SUIT].argmax(axis=1) * 13 + 10 + o[_SLOT_RANK].argmax(axis=1)
-        self.codes = np.where(state == rules.UP, _ZOMBIE_INDEX[card],
-                              np.where(state == rules.DOWN, FACE_DOWN, KILLED))
-        self.drawn = -1
-        if o[_DRAWN_PRESENT]:
-            self.drawn = _JOKER if o[_DRAWN_JOKER] else int(o[_DRAWN_SUIT].argmax() * 13 + int(o[_DRAWN_VALUE]) - 1)
+        tops, codes, drawn = read_cards(o[None])
+        self.tops, self.codes, self.drawn = tops[0], codes[0], int(drawn[0])
         unseen = o[_UNSEEN] > 0
         self.numbers = np.flatnonzero(unseen & _IS_NUMBER)
         self.jokers = int(o[_UNSEEN_JOKERS])
@@ -222,14 +228,7 @@ class Tables:
     face down as a mask (``hidden``, N x 12), and the ``phase`` (``REVEAL_PHASE``, ``PLAY_PHASE``, ``KILL_PHASE``)."""
 
     def __init__(self, o: np.ndarray):
-        suits = o[:, _PILE_SUIT].argmax(axis=2)
-        self.tops = np.where(o[:, _PILE_JOKER] > 0, _JOKER, suits * 13 + o[:, _PILE_VALUE].astype(np.int64) - 1)
-        state = o[:, _SLOT_STATE].argmax(axis=2)
-        card = o[:, _SLOT_SUIT].argmax(axis=2) * 13 + 10 + o[:, _SLOT_RANK].argmax(axis=2)
-        self.codes = np.where(state == rules.UP, _ZOMBIE_INDEX[card],
-                              np.where(state == rules.DOWN, FACE_DOWN, KILLED))
-        self.drawn = np.where(o[:, _DRAWN_JOKER] > 0, _JOKER,
-                              o[:, _DRAWN_SUIT].argmax(axis=1) * 13 + o[:, _DRAWN_VALUE].astype(np.int64) - 1)
+        self.tops, self.codes, self.drawn = read_cards(o)
         unseen = o[:, _UNSEEN] > 0
         self.bits = _bits_of(unseen[:, rules.NUMBER_CARDS].T)
         self.jokers = o[:, _UNSEEN_JOKERS].astype(np.int64)
@@ -322,6 +321,11 @@ class DeadCenterHeuristic:
     ``kill`` is only a little above what a ready zombie is worth: a ready zombie stays ready while its supports
     stand, and any spare card that fits its attack pile kills it later, so a good support card is better spent
     building the next kill than taking this one (a kill worth much more, or less, loses many more games).
+
+    With ``lookahead=False`` it judges each choice by the table it leaves alone, without imagining the next draw
+    (a reveal by the average over the zombies it may turn up). That player is weaker (42.6% of 2,000 deals against
+    60%) but judges every game of a batch in the same few array operations (``act_batch``, ``QuickJudge``): it is
+    the one that finishes the search agent's playouts.
     """
 
     name = "heuristic"

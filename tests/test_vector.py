@@ -187,6 +187,8 @@ def test_load_starts_each_game_from_a_single_envs_state_and_its_generator(game):
         vector.load([single.state for single in singles[:2]], [single.np_random for single in singles[:2]])
     obs, infos = vector.load([single.state for single in singles],
                              [copy.deepcopy(single.np_random) for single in singles])
+    with pytest.raises(IllegalActionError, match="in game"):
+        vector.play_out(np.full(3, -1), None)
     going = np.ones(3, dtype=bool)
     for _ in range(40):
         expected = [single.rules.observe(single.state) for single in singles]

@@ -220,7 +220,11 @@ class TabletopVectorEnv(VectorEnv):
         if self.state is None:
             raise gym.error.ResetNeeded("call load() or reset() before play_out()")
         everyone = np.ones(self.num_envs, dtype=bool)
-        self.batch.apply(self.state, np.asarray(first_actions, dtype=np.int64), everyone, self._rngs)
+        first, valid = self._actions(first_actions)
+        illegal = ~(valid & self._mask[np.arange(self.num_envs), first])
+        if illegal.any():
+            self._raise_illegal(int(np.flatnonzero(illegal)[0]), first, valid)
+        self.batch.apply(self.state, first, everyone, self._rngs)
         self._play_on(everyone)
         going = np.flatnonzero(~(self.batch.is_over(self.state) | self._truncated()))
         actions = np.zeros(self.num_envs, dtype=np.int64)
