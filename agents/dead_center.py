@@ -213,10 +213,8 @@ _NEAR_ON_B = _bits_of(_NUMBER_ACCEPTS[:, None, None, :]
                       & _KILLS_BOOL[:, :, rules.NUMBER_CARDS].transpose(2, 0, 1)[:, :, :, None]).ravel()
 _JOKER_NEAR = (_KILLS[:, _JOKER, None, :] + _KILLS[:, :, _JOKER, None]).ravel()
 _KILLS_FLAT = _KILLS.ravel()
-_ZOMBIE_AT = np.arange(len(_ZOMBIES)) * _PAIRS                              # each zombie's offset in the tables
 _PHASES = np.array([_I["phase_reveal"], _I["phase_play"], _I["phase_kill"]])
 REVEAL_PHASE, PLAY_PHASE, KILL_PHASE = range(3)
-A_REVEAL_AT, A_PLAY_AT, A_KILL_AT = rules.A_REVEAL, rules.A_PLAY, rules.A_KILL
 _REVEALS = slice(rules.A_REVEAL, rules.A_PLAY)
 _PLAYS = slice(rules.A_PLAY, rules.A_KILL)
 _KILL_ACTIONS = slice(rules.A_KILL, rules.NUM_ACTIONS)
@@ -396,7 +394,7 @@ class DeadCenterHeuristic:
             expected = judge.face_down_values(np.repeat(reveal, n), tops[:, _SUPPORT_A].ravel(),
                                               tops[:, _SUPPORT_B].ravel(), tops[:, _ATTACK].ravel())
             after = worth[reveal, None] - values[reveal] + expected.reshape(len(reveal), n)
-            choices[reveal] = A_REVEAL_AT + np.where(masks[reveal, _REVEALS], after, -np.inf).argmax(axis=1)
+            choices[reveal] = rules.A_REVEAL + np.where(masks[reveal, _REVEALS], after, -np.inf).argmax(axis=1)
 
         kill = tables.phase == KILL_PHASE
         if kill.any():
@@ -405,11 +403,11 @@ class DeadCenterHeuristic:
                              judge.kill_value[codes] + worth[kill, None] - values[kill], -np.inf)
             best = after >= after.max(axis=1, keepdims=True) - 1e-9
             # Among the best, the higher rank: a king is the hardest to make ready again.
-            choices[kill] = A_KILL_AT + np.where(best, _RANK[np.minimum(codes, FACE_DOWN - 1)], -1).argmax(axis=1)
+            choices[kill] = rules.A_KILL + np.where(best, _RANK[np.minimum(codes, FACE_DOWN - 1)], -1).argmax(axis=1)
 
         play = np.flatnonzero(tables.phase == PLAY_PHASE)
         if play.size:
-            choices[play] = A_PLAY_AT + self._quick_plays(judge, tables, play, values, masks[play, _PLAYS])
+            choices[play] = rules.A_PLAY + self._quick_plays(judge, tables, play, values, masks[play, _PLAYS])
         return choices
 
     @staticmethod
