@@ -238,9 +238,7 @@ class TabletopVectorEnv(VectorEnv):
             self.batch.apply(self.state, actions, rows, self._rngs)
             self._play_on(rows)
             view = self.state.view(going)
-            check = getattr(self.batch, "is_truncated", None)
-            ended = self.batch.is_over(view) | (check(view) if check is not None else False)
-            going = going[~ended]
+            going = going[~(self.batch.is_over(view) | self._truncated(view))]
         over = self.batch.is_over(self.state)
         outcome = self.batch.outcome(self.state, everyone)
         self._mask = self.batch.legal_masks(self.state)
@@ -341,10 +339,7 @@ class TabletopVectorEnv(VectorEnv):
         while going.size:
             view = self.state.view(going)
             masks = self.batch.legal_masks(view)
-            forced = masks.sum(axis=1) == 1
-            check = getattr(self.batch, "is_truncated", None)
-            if check is not None:
-                forced &= ~check(view)
+            forced = (masks.sum(axis=1) == 1) & ~self._truncated(view)
             going = going[forced]
             if not going.size:
                 return
@@ -354,9 +349,11 @@ class TabletopVectorEnv(VectorEnv):
             playing[going] = True
             self.batch.apply(self.state, actions, playing, self._rngs)
 
-    def _truncated(self) -> np.ndarray:
+    def _truncated(self, games=None) -> np.ndarray:
+        """Which of ``games`` (a batch or a view of one; every game when None) are cut short by a limit."""
+        games = self.state if games is None else games
         check = getattr(self.batch, "is_truncated", None)
-        return check(self.state) if check is not None else np.zeros(self.num_envs, dtype=bool)
+        return check(games) if check is not None else np.zeros(games.n, dtype=bool)
 
     def _infos(self, ended: np.ndarray, outcome: dict) -> dict:
         """The mask for every game; the outcome keys (``won``, ``score``, ...) for the games that just ended."""
