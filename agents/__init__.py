@@ -38,7 +38,7 @@ SEARCH = {
     "dungeon_solitaire": {"simulations": 256},
     "royal_assassin": {"simulations": 256, "margin": 1.5, "rollout_options": {"lookahead": False}},
     "dead_center": {"simulations": 256, "rollout_options": {"lookahead": False}},
-    "one_card_dungeon": {"simulations": 4, "max_rollout_steps": 20},
+    "one_card_dungeon": {"simulations": 48, "min_worlds": 8, "horizon": "level_end"},
     "splendor": {"simulations": 16},
 }
 
@@ -80,6 +80,8 @@ def make_agent(name: str, game: str | None = None, seed: int | None = None) -> A
 
     settings = dict(SEARCH[game])
     rollout_options = settings.pop("rollout_options", {})
+    if "horizon" in settings:  # named in the game's heuristic module
+        settings["horizon"] = getattr(import_module(f".{HEURISTICS[game][0]}", __name__), settings["horizon"])
     prior = heuristic(game) if rollout_options else None  # None: the rollout policy's choice stands
     return SearchAgent(rollout=heuristic(game, **rollout_options), prior=prior, seed=seed, **settings)
 

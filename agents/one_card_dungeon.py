@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 from functools import lru_cache
 from itertools import product
 
@@ -17,6 +18,7 @@ _HEAL = _ACTION["heal"]
 _END_TURN = _ACTION["end_turn"]
 _LEVEL_FIELDS = [_I[f"level_{n}"] for n in range(1, rules.NUM_LEVELS + 1)]
 _PHASE_FIELDS = [_I["phase_" + name] for name in rules.PHASE_NAMES]
+_FIRST_NUMBER = _I["slot0_alive"]  # the numbers the table is read from start here
 _FACES = rules.DIE_FACES
 
 
@@ -45,10 +47,13 @@ class Table:
                  "monster_pos", "monster_hp", "dice", "speed_left", "attack_left", "defense_total")
 
     def __init__(self, o):
+        o = np.asarray(o)
+        numbers = np.rint(o[_FIRST_NUMBER:]).astype(np.int64).tolist()  # every field from the slots on, read at once
+
         def get(name):
-            return int(round(float(o[_I[name]])))
-        self.level = 1 + int(np.argmax([o[i] for i in _LEVEL_FIELDS]))
-        self.phase = int(np.argmax([o[i] for i in _PHASE_FIELDS]))
+            return numbers[_I[name] - _FIRST_NUMBER]
+        self.level = 1 + int(np.argmax(o[_LEVEL_FIELDS]))
+        self.phase = int(np.argmax(o[_PHASE_FIELDS]))
         self.pos = rules.tile(get("row"), get("col"))
         self.health = get("health")
         self.speed, self.attack, self.defense, self.range = (get(n) for n in rules.UPGRADES)
@@ -293,6 +298,13 @@ class OneCardDungeonHeuristic:
         self._plan = {}
         self._plans = {}
 
+    def __deepcopy__(self, memo):
+        """A copy with its own remembered plan that shares the worked-out plans: they depend on their key
+        alone, and copying thousands of them for every playout of a search would cost more than the playout."""
+        other = copy.copy(self)
+        other._plan = dict(self._plan)
+        return other
+
     # ------------------------------------------------------------ acting
 
     def act(self, observation, action_mask) -> int:
@@ -416,3 +428,23 @@ class OneCardDungeonHeuristic:
                 mhp = mhp[:k] + (mhp[k] - 1,) + mhp[k + 1:]
                 if not mhp[k]:
                     mpos = mpos[:k] + (-1,) + mpos[k + 1:]
+
+
+HEALTH_KEPT = 0.02  # of a level, per point of Health kept at a level's end
+
+
+def level_end(before: dict, now: dict) -> float | None:
+    """Where a search's playout from the table ``before`` stops, and what it is worth (``describe()`` tables).
+
+    A playout ends with the level its decision was taken in: at the level-up, the win or the adventurer's
+    death. Its value is the levels cleared, plus a small share of a level per point of Health kept when the
+    level is cleared (Health kept may buy a skill instead of a heal). Playing the rest of the game out would
+    cost ten times more for the same decision: a level's dice are what decide it. A level-up decision ends
+    its playout at once, every choice worth the same, so the prior's choice stands there.
+    """
+    if now["result"] == "playing" and now["level"] == before["level"] and now["phase"] != "level_up":
+        return None
+    cleared = now["levels_cleared"]
+    if before["phase"] != "level_up" and cleared >= before["level"]:
+        return cleared + HEALTH_KEPT * now["adventurer"]["health"]
+    return float(cleared)

@@ -71,13 +71,18 @@ class SearchAgent:
     ``margin`` (in standard errors of the paired difference) is how much better than the prior's
     choice another action must look to be preferred.
     ``max_rollout_steps`` cuts long playouts; a cut playout is valued by the score as it stands.
+    ``horizon(before, now)``, given the decision's table and the playout's table (both ``describe()``), may
+    end a playout early: it returns the playout's value where it should stop, else None (the batched playouts
+    have no horizon, so a search with one plays its worlds one at a time).
+    ``min_worlds``: a decision whose budget gives each action fewer sampled worlds than this keeps the
+    prior's choice (two worlds cannot tell actions apart); None searches every decision, on 2 worlds or more.
     Call ``attach(env)`` with the env the agent plays in before the episode (``evaluate`` does).
     """
 
     name = "search"
 
     def __init__(self, simulations: int = 64, rollout=None, score_weight: float = 0.001, margin: float = 1.0,
-                 seed=None, max_rollout_steps: int = 10_000, prior=None):
+                 seed=None, max_rollout_steps: int = 10_000, prior=None, horizon=None, min_worlds: int | None = None):
         if simulations < 1:
             raise ValueError(f"simulations must be at least 1, got {simulations}")
         self.simulations = simulations
@@ -86,6 +91,8 @@ class SearchAgent:
         self.score_weight = score_weight
         self.margin = margin
         self.max_rollout_steps = max_rollout_steps
+        self.horizon = horizon
+        self.min_worlds = min_worlds
         self.rng = np.random.default_rng(seed)
         self.env = None
         self._vector_class = None
@@ -94,7 +101,7 @@ class SearchAgent:
         self.env = env.unwrapped
         self._vectors = {}  # the batches of playouts, by size
         self._vector_class = None
-        if callable(getattr(self.rollout, "act_batch", None)):
+        if self.horizon is None and callable(getattr(self.rollout, "act_batch", None)):
             self._vector_class = vector_class(self.env)
 
     def reset(self, seed=None) -> None:
@@ -111,15 +118,19 @@ class SearchAgent:
         if legal.size == 1:
             return int(legal[0])
         default = int(self.prior.act(observation, action_mask))
-        worlds = [self.env.determinize(self.rng) for _ in range(max(2, self.simulations // legal.size))]
+        count = self.simulations // legal.size
+        if self.min_worlds is not None and count < self.min_worlds:
+            return default
+        worlds = [self.env.determinize(self.rng) for _ in range(max(2, count))]
         if self._vector_class is not None:
             values = self._batched_values(legal, worlds)
         else:
+            before = self.env.describe() if self.horizon is not None else None
             values = np.empty((len(worlds), legal.size))
             for w, world in enumerate(worlds):
                 policy_state = copy.deepcopy(self.rollout)  # every action's playout starts from the same policy
                 for k, action in enumerate(legal):
-                    values[w, k] = self._playout(world.clone(), int(action), copy.deepcopy(policy_state))
+                    values[w, k] = self._playout(world.clone(), int(action), copy.deepcopy(policy_state), before)
         return self._choose(legal, values, default)
 
     def _batched_values(self, legal: np.ndarray, worlds: list) -> np.ndarray:
@@ -145,11 +156,17 @@ class SearchAgent:
         spread = difference.std(ddof=1) / np.sqrt(len(difference))
         return int(legal[best]) if difference.mean() > self.margin * spread else default
 
-    def _playout(self, world, action: int, policy) -> float:
+    def _playout(self, world, action: int, policy, before: dict | None = None) -> float:
         observation, reward, terminated, truncated, info = world.step(action)
         total = reward
         steps = 0
-        while not (terminated or truncated) and steps < self.max_rollout_steps:
+        while steps < self.max_rollout_steps:
+            if before is not None:
+                value = self.horizon(before, world.describe())
+                if value is not None:
+                    return value
+            if terminated or truncated:
+                break
             choice = policy.act(observation, info["action_mask"])
             observation, reward, terminated, truncated, info = world.step(choice)
             total += reward

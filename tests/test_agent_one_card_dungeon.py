@@ -1,11 +1,14 @@
 """The One Card Dungeon heuristic: only legal actions, reproducible, and the documented choices."""
 
+import copy
+
 import gymnasium as gym
 import numpy as np
 import pytest
 from helpers import place_in_dungeon as place
 
-from tabletop_gym.agents.one_card_dungeon import OneCardDungeonHeuristic
+from tabletop_gym.agents import make_agent
+from tabletop_gym.agents.one_card_dungeon import HEALTH_KEPT, OneCardDungeonHeuristic, level_end
 from tabletop_gym.envs.one_card_dungeon import rules
 
 ENV_ID = "Tabletop/OneCardDungeon-v0"
@@ -192,3 +195,56 @@ def test_level_up_follows_the_upgrade_order_and_skips_capped_skills():
     assert choose(agent, env) == "upgrade_range"
     place(env, attack=6, defense=6, range=6)  # the order done and capped: the remaining skill
     assert choose(agent, env) == "upgrade_speed"
+
+
+# ---------------------------------------------------------------- what the search agent uses
+
+def test_a_copy_has_its_own_plan_and_shares_the_worked_out_plans():
+    env = start(rolls=[6, 6, 1], level=3)
+    place(env, adventurer=(2, 2), monsters=[(2, 3), None], hp=[5, 0])
+    agent = OneCardDungeonHeuristic()
+    choose(agent, env)
+    twin = copy.deepcopy(agent)
+    assert twin._plans is agent._plans and twin._plan == agent._plan and twin._plan is not agent._plan
+    twin._plan.clear()
+    assert agent._plan
+
+
+def test_a_playout_ends_with_its_level_valued_by_the_levels_cleared_and_the_health_kept():
+    env = start(rolls=[6, 1, 1])
+    place(env, adventurer=(4, 0), monsters=[(4, 1), None], hp=[1, 0], health=4)
+    before = env.describe()
+    env.step(rules.ACTION_NAMES.index("assign_MHL"))
+    assert level_end(before, env.describe()) is None  # the level goes on
+    env.step(rules.ACTION_NAMES.index("attack_0"))
+    assert level_end(before, env.describe()) == pytest.approx(1 + HEALTH_KEPT * 4)
+    # From the level-up itself every choice ends the playout at once, worth the same.
+    before = env.describe()
+    values = set()
+    for choice in ("heal", "upgrade_attack"):
+        twin = env.clone()
+        twin.step(rules.ACTION_NAMES.index(choice))
+        values.add(level_end(before, twin.describe()))
+    assert values == {1.0}
+
+
+def test_a_playout_that_dies_is_worth_the_levels_cleared_before():
+    # Level 3: cornered by two ogres, Health 1: the 14 // 6 = 2 damage kills.
+    env = start(rolls=[5, 3, 1], level=3)
+    place(env, adventurer=(4, 0), monsters=[(3, 0), (4, 1)], health=1)
+    before = env.describe()
+    env.step(rules.ACTION_NAMES.index("assign_MLH"))
+    env.step(rules.ACTION_NAMES.index("end_turn"))
+    assert env.state.result == rules.LOST
+    assert level_end(before, env.describe()) == 2.0
+
+
+def test_the_search_agent_searches_the_dice_to_the_level_end_and_keeps_the_plan_elsewhere():
+    agent = make_agent("search", "one_card_dungeon", seed=0)
+    assert agent.horizon is level_end and agent.min_worlds == 8 and agent.simulations == 48
+    # Level 1 played through: every choice legal, the level won or lost.
+    env = start()
+    agent.attach(env)
+    while env.state.level == 1 and not rules.is_over(env.state):
+        env.step(rules.ACTION_NAMES.index(choose(agent, env)))
+    assert env.state.cleared == 1 or rules.is_over(env.state)

@@ -180,3 +180,43 @@ def test_the_random_agent_chooses_for_many_games_at_once_among_the_legal_actions
 def test_dead_centers_search_keeps_the_full_heuristics_choices_and_rolls_out_the_quick_one():
     agent = make_agent("search", "dead_center", seed=0)
     assert agent.prior.lookahead and not agent.rollout.lookahead and agent.simulations == 256
+
+
+class NeverAsked:
+    """A rollout policy for searches whose playouts must never reach it."""
+
+    def act(self, observation, action_mask):
+        raise AssertionError("a playout reached the rollout policy")
+
+
+def test_a_horizon_ends_each_playout_where_it_says_with_the_value_it_gives():
+    """One Card Dungeon's dice: a horizon that stops right after the assignment, valuing the Speed it gave. The
+    search takes an assignment with the most Speed, and no playout goes further."""
+    env = gym.make(GAMES["one_card_dungeon"][0]).unwrapped
+    obs, info = env.reset(seed=0, options={"rolls": [5, 3, 1]})
+
+    def speed_given(before, now):
+        return float(now["speed_left"]) if now["phase"] == "act" else None
+
+    agent = SearchAgent(simulations=30, rollout=NeverAsked(), prior=make_agent("random", seed=0), seed=0,
+                        horizon=speed_given)
+    agent.attach(env)
+    action = agent.act(obs, info["action_mask"])
+    assert env.unwrapped.action_names[action] in ("assign_HML", "assign_HLM")
+    assert agent._vector_class is None  # the batched playouts have no horizon
+
+
+def test_a_decision_with_too_few_worlds_for_each_action_keeps_the_priors_choice():
+    env = gym.make(GAMES["one_card_dungeon"][0]).unwrapped
+    prior = heuristic("one_card_dungeon")
+    obs, info = env.reset(seed=0, options={"rolls": [6, 6, 5]})
+    obs, _, _, _, info = env.step(prior.act(obs, info["action_mask"]))  # Speed 7: many tiles in reach
+    legal = int(info["action_mask"].sum())
+    for simulations in (8 * legal - 1, 8 * legal):
+        agent = SearchAgent(simulations=simulations, rollout=NeverAsked(), prior=prior, seed=0, min_worlds=8)
+        agent.attach(env)
+        if simulations < 8 * legal:
+            assert agent.act(obs, info["action_mask"]) == prior.act(obs, info["action_mask"])
+        else:  # eight worlds for each action: searched, so the playouts go on to the rollout policy
+            with pytest.raises(AssertionError, match="reached the rollout"):
+                agent.act(obs, info["action_mask"])
