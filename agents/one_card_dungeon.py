@@ -248,6 +248,16 @@ class Plans:
         return np.where(affordable, value, -np.inf)
 
 
+def _worked_out(store: dict, key, work, limit: int = 1 << 16):
+    """``store[key]``, worked out by ``work()`` the first time; the store is emptied once it holds ``limit``."""
+    found = store.get(key)
+    if found is None:
+        if len(store) >= limit:
+            store.clear()
+        found = store[key] = work()
+    return found
+
+
 class OneCardDungeonHeuristic:
     """Plan each turn by playing the monsters' answer out, one turn deep; hit and run; heal when low.
 
@@ -291,16 +301,18 @@ class OneCardDungeonHeuristic:
         self.heal_at = heal_at
         self.heal_at_before = {int(level): at for level, at in dict(heal_at_before).items()}
         self.upgrade_order = tuple(upgrade_order)
-        self._plan = {}  # the chosen plan: table -> action, for each table it passes through
-        self._plans = {}  # plans worked out this episode, by table and points
+        self.reset()
 
     def reset(self, seed=None):
-        self._plan = {}
-        self._plans = {}
+        self._plan = {}  # the chosen plan: table -> action, for each table it passes through
+        # What has been worked out this episode, each a function of its key alone: the plans by table and points,
+        # the look-ahead values by the table a plan leaves, the assignments (and their plans) by table and dice.
+        # A search's playouts meet the same tables again and again.
+        self._plans, self._looks, self._assigns = {}, {}, {}
 
     def __deepcopy__(self, memo):
-        """A copy with its own remembered plan that shares the worked-out plans: they depend on their key
-        alone, and copying thousands of them for every playout of a search would cost more than the playout."""
+        """A copy with its own remembered plan that shares what has been worked out: copying thousands of
+        plans for every playout of a search would cost more than the playout."""
         other = copy.copy(self)
         other._plan = dict(self._plan)
         return other
@@ -326,14 +338,16 @@ class OneCardDungeonHeuristic:
 
     def _plans_from(self, level, pos, monster_pos, monster_hp, skills, max_speed, max_attacks, prune=False) -> Plans:
         key = (level, pos, monster_pos, monster_hp, skills, max_speed, max_attacks, prune)
-        plans = self._plans.get(key)
-        if plans is None:
-            if len(self._plans) > 4096:
-                self._plans.clear()
-            plans = self._plans[key] = Plans(self, *key)
-        return plans
+        return _worked_out(self._plans, key, lambda: Plans(self, *key), 4096)
 
     def _assign(self, t: Table, mask) -> int:
+        key = (t.level, t.pos, t.monster_pos, t.monster_hp, t.skills(), t.health, t.dice,
+               mask[rules.A_ASSIGN:rules.A_MOVE].tobytes())
+        action, self._plan = _worked_out(self._assigns, key, lambda: self._work_out_assignment(t, mask))
+        return action
+
+    def _work_out_assignment(self, t: Table, mask) -> tuple[int, dict]:
+        """The assignment and the plan for it (the plan by table, as ``_remember`` leaves it)."""
         kind = rules.LEVEL_MONSTER[t.level]
         skills = t.skills()
         high = t.dice[0]
@@ -363,7 +377,7 @@ class OneCardDungeonHeuristic:
                 break
         k, p = best
         self._remember(t, points[k], plans.steps[p])
-        return rules.A_ASSIGN + k
+        return rules.A_ASSIGN + k, self._plan
 
     def _look_ahead(self, t: Table, plans: Plans, p: int, health: int) -> float:
         """A plan's value one turn further: the mean over next turn's rolls of the best reply."""
@@ -371,10 +385,13 @@ class OneCardDungeonHeuristic:
             return self.health_weight * health + self.clear_bonus
         if health <= 0:
             return self.dead_value
-        final, moved, hp = plans.after[p]
+        return _worked_out(self._looks, (t.level, t.skills(), plans.after[p], health),
+                           lambda: self._best_replies(t, plans.after[p], health))
+
+    def _best_replies(self, t: Table, after: tuple, health: int) -> float:
+        final, moved, hp = after
         kind = rules.LEVEL_MONSTER[t.level]
-        skills = t.skills()
-        replies = self._plans_from(t.level, final, moved, hp, skills, t.speed + _FACES,
+        replies = self._plans_from(t.level, final, moved, hp, t.skills(), t.speed + _FACES,
                                    (t.attack + _FACES) // kind.defense, prune=True)
         points = ROLL_DICE + np.array([t.speed, t.attack, t.defense])  # [roll, assignment, points]
         values = replies.values(self, health, points[..., 0], points[..., 1], points[..., 2])
@@ -439,8 +456,8 @@ def level_end(before: dict, now: dict) -> float | None:
     A playout ends with the level its decision was taken in: at the level-up, the win or the adventurer's
     death. Its value is the levels cleared, plus a small share of a level per point of Health kept when the
     level is cleared (Health kept may buy a skill instead of a heal). Playing the rest of the game out would
-    cost ten times more for the same decision: a level's dice are what decide it. A level-up decision ends
-    its playout at once, every choice worth the same, so the prior's choice stands there.
+    cost several times more and add the noise of every later level's dice to a decision taken in this one.
+    A level-up decision ends its playout at once, every choice worth the same, so the prior's choice stands.
     """
     if now["result"] == "playing" and now["level"] == before["level"] and now["phase"] != "level_up":
         return None
