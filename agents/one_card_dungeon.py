@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import copy
 from functools import lru_cache
 from itertools import product
 
@@ -18,7 +17,13 @@ _HEAL = _ACTION["heal"]
 _END_TURN = _ACTION["end_turn"]
 _LEVEL_FIELDS = [_I[f"level_{n}"] for n in range(1, rules.NUM_LEVELS + 1)]
 _PHASE_FIELDS = [_I["phase_" + name] for name in rules.PHASE_NAMES]
-_FIRST_NUMBER = _I["slot0_alive"]  # the numbers the table is read from start here
+# The numbers the table is read from: four per monster slot (alive, row, col, hp), then the adventurer's.
+_FIRST_NUMBER = _I["slot0_alive"]
+_HERO = _I["health"] - _FIRST_NUMBER
+assert [name for name, _ in rules.OBSERVATION_FIELDS[_FIRST_NUMBER:_I["defense_total"] + 1]] == (
+    [f"slot{k}_{field}" for k in range(_SLOTS) for field in ("alive", "row", "col", "hp")]
+    + ["health", *rules.UPGRADES, "row", "col", "die_high", "die_mid", "die_low", "speed_left", "attack_left",
+       "defense_total"])
 _FACES = rules.DIE_FACES
 
 
@@ -49,20 +54,16 @@ class Table:
     def __init__(self, o):
         o = np.asarray(o)
         numbers = np.rint(o[_FIRST_NUMBER:]).astype(np.int64).tolist()  # every field from the slots on, read at once
-
-        def get(name):
-            return numbers[_I[name] - _FIRST_NUMBER]
+        slots = numbers[:_HERO]
+        self.monster_pos = tuple(rules.tile(slots[i + 1], slots[i + 2]) if slots[i] else -1
+                                 for i in range(0, _HERO, 4))
+        self.monster_hp = tuple(slots[3:_HERO:4])
+        (self.health, self.speed, self.attack, self.defense, self.range, row, col, high, mid, low,
+         self.speed_left, self.attack_left, self.defense_total) = numbers[_HERO:_HERO + 13]
+        self.pos = rules.tile(row, col)
+        self.dice = (high, mid, low)
         self.level = 1 + int(np.argmax(o[_LEVEL_FIELDS]))
         self.phase = int(np.argmax(o[_PHASE_FIELDS]))
-        self.pos = rules.tile(get("row"), get("col"))
-        self.health = get("health")
-        self.speed, self.attack, self.defense, self.range = (get(n) for n in rules.UPGRADES)
-        self.monster_pos = tuple(rules.tile(get(f"slot{k}_row"), get(f"slot{k}_col")) if get(f"slot{k}_alive") else -1
-                                 for k in range(_SLOTS))
-        self.monster_hp = tuple(get(f"slot{k}_hp") for k in range(_SLOTS))
-        self.dice = (get("die_high"), get("die_mid"), get("die_low"))
-        self.speed_left, self.attack_left = get("speed_left"), get("attack_left")
-        self.defense_total = get("defense_total")
 
     def skills(self) -> tuple:
         return self.speed, self.attack, self.defense, self.range
@@ -313,7 +314,8 @@ class OneCardDungeonHeuristic:
     def __deepcopy__(self, memo):
         """A copy with its own remembered plan that shares what has been worked out: copying thousands of
         plans for every playout of a search would cost more than the playout."""
-        other = copy.copy(self)
+        other = object.__new__(type(self))
+        other.__dict__.update(self.__dict__)
         other._plan = dict(self._plan)
         return other
 
