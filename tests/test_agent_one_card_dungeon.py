@@ -239,7 +239,7 @@ def test_a_playout_that_dies_is_worth_the_levels_cleared_before():
     assert level_end(before, env.describe()) == 2.0
 
 
-def test_the_search_agent_searches_the_dice_to_the_level_end_and_keeps_the_plan_elsewhere():
+def test_the_search_agent_plays_out_to_the_level_end_and_plays_a_level_legally():
     agent = make_agent("search", "one_card_dungeon", seed=0)
     assert agent.horizon is level_end and agent.min_worlds == 8 and agent.simulations == 48
     # Level 1 played through: every choice legal, the level won or lost.

@@ -55,13 +55,11 @@ def test_agents_are_reproducible_from_their_seed(game):
         assert runs[0] == runs[1], kind
 
 
-@pytest.mark.parametrize("game", NAMES)
-def test_search_sees_only_what_the_player_sees(game):
+def check_search_sees_only_what_the_player_sees(game, build_search, seeds):
     """Two worlds that look the same to the player (the hidden cards or dice differ) get the same choices."""
     env = gym.make(GAMES[game][0]).unwrapped
     rng = np.random.default_rng(0)
-    checked = 0
-    for seed in range(4):
+    for seed in seeds:
         obs, info = env.reset(seed=seed)
         for _ in range(int(rng.integers(0, 5))):
             obs, _, terminated, truncated, info = env.step(int(rng.choice(np.flatnonzero(info["action_mask"]))))
@@ -73,13 +71,21 @@ def test_search_sees_only_what_the_player_sees(game):
         assert not twin.get_state()["game"].equals(env.get_state()["game"])  # the hidden part differs
         choices = []
         for world in (env, twin):
-            agent = small_search(game)
+            agent = build_search(game)
             agent.attach(world)
             agent.reset(seed=seed)
             choices.append([agent.act(obs, info["action_mask"]) for _ in range(2)])
         assert choices[0] == choices[1]
-        checked += 1
-    assert checked == 4
+
+
+@pytest.mark.parametrize("game", NAMES)
+def test_search_sees_only_what_the_player_sees(game):
+    check_search_sees_only_what_the_player_sees(game, small_search, seeds=range(4))
+
+
+def test_one_card_dungeons_search_with_its_level_end_horizon_sees_only_what_the_player_sees():
+    check_search_sees_only_what_the_player_sees("one_card_dungeon", lambda game: make_agent("search", game),
+                                                seeds=range(2))
 
 
 def test_unknown_agent_and_game_mismatches_are_clear_errors():
