@@ -391,6 +391,8 @@ class OneCardDungeonHeuristic:
                            lambda: self._best_replies(t, plans.after[p], health))
 
     def _best_replies(self, t: Table, after: tuple, health: int) -> float:
+        """The mean over next turn's rolls of the best reply from ``after`` (the adventurer's tile and the
+        monsters' as a plan leaves them) with ``health`` left."""
         final, moved, hp = after
         kind = rules.LEVEL_MONSTER[t.level]
         replies = self._plans_from(t.level, final, moved, hp, t.skills(), t.speed + _FACES,

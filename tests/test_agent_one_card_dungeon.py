@@ -199,6 +199,24 @@ def test_level_up_follows_the_upgrade_order_and_skips_capped_skills():
 
 # ---------------------------------------------------------------- what the search agent uses
 
+def test_what_is_worked_out_once_gives_the_choices_worked_out_afresh():
+    """The dice decisions of a long-lived agent (its stores full of earlier tables) against a fresh agent's."""
+    env = gym.make(ENV_ID).unwrapped
+    agent = OneCardDungeonHeuristic()
+    compared = 0
+    for seed in range(3):
+        obs, info = env.reset(seed=seed)
+        while env.state.level <= 4:
+            action = agent.act(obs, info["action_mask"])
+            if env.state.phase == rules.ASSIGN:
+                assert action == OneCardDungeonHeuristic().act(obs, info["action_mask"])
+                compared += 1
+            obs, _, terminated, truncated, info = env.step(action)
+            if terminated or truncated:
+                break
+    assert compared > 30 and agent._looks and agent._assigns
+
+
 def test_a_copy_has_its_own_plan_and_shares_the_worked_out_plans():
     env = start(rolls=[6, 6, 1], level=3)
     place(env, adventurer=(2, 2), monsters=[(2, 3), None], hp=[5, 0])
