@@ -194,6 +194,9 @@ class NeverAsked:
     def act(self, observation, action_mask):
         raise AssertionError("a playout reached the rollout policy")
 
+    def act_batch(self, observations, masks):
+        raise AssertionError("a playout reached the rollout policy")
+
 
 def test_a_horizon_ends_each_playout_where_it_says_with_the_value_it_gives():
     """One Card Dungeon's dice: a horizon that stops right after the assignment, valuing the Speed it gave. The
@@ -209,7 +212,7 @@ def test_a_horizon_ends_each_playout_where_it_says_with_the_value_it_gives():
     agent.attach(env)
     action = agent.act(obs, info["action_mask"])
     assert env.unwrapped.action_names[action] in ("assign_HML", "assign_HLM")
-    assert agent._vector_class is None  # the batched playouts have no horizon
+    assert agent._vector_class is None  # a rollout that could play batches, but those have no horizon
 
 
 def test_a_decision_with_too_few_worlds_for_each_action_keeps_the_priors_choice():
