@@ -151,6 +151,8 @@ class SearchAgent:
         best = int(np.argmax(means))
         if default not in legal:
             return int(legal[best])
+        if self.margin == np.inf:  # nothing overrules the default (and inf times a zero spread is no number)
+            return default
         base = int(np.flatnonzero(legal == default)[0])
         difference = values[:, best] - values[:, base]
         spread = difference.std(ddof=1) / np.sqrt(len(difference))
