@@ -200,21 +200,29 @@ def test_level_up_follows_the_upgrade_order_and_skips_capped_skills():
 # ---------------------------------------------------------------- what the search agent uses
 
 def test_what_is_worked_out_once_gives_the_choices_worked_out_afresh():
-    """The dice decisions of a long-lived agent (its stores full of earlier tables) against a fresh agent's."""
+    """A long-lived agent plays three deals, then plays them again: the second time every dice decision comes
+    from its stores, and each game goes exactly as the first time; every dice decision is a fresh agent's."""
     env = gym.make(ENV_ID).unwrapped
     agent = OneCardDungeonHeuristic()
-    compared = 0
-    for seed in range(3):
+
+    def play(seed):
+        actions = []
         obs, info = env.reset(seed=seed)
         while env.state.level <= 4:
             action = agent.act(obs, info["action_mask"])
             if env.state.phase == rules.ASSIGN:
                 assert action == OneCardDungeonHeuristic().act(obs, info["action_mask"])
-                compared += 1
+            actions.append(action)
             obs, _, terminated, truncated, info = env.step(action)
             if terminated or truncated:
                 break
-    assert compared > 30 and agent._looks and agent._assigns
+        return actions
+
+    first = [play(seed) for seed in range(3)]
+    worked_out = len(agent._assigns)
+    assert worked_out > 30
+    assert [play(seed) for seed in range(3)] == first
+    assert len(agent._assigns) == worked_out  # nothing new: every assignment came from the store
 
 
 def test_a_copy_has_its_own_plan_and_shares_the_worked_out_plans():
@@ -260,9 +268,16 @@ def test_a_playout_that_dies_is_worth_the_levels_cleared_before():
 def test_the_search_agent_plays_out_to_the_level_end_and_plays_a_level_legally():
     agent = make_agent("search", "one_card_dungeon", seed=0)
     assert agent.horizon is level_end and agent.min_worlds == 8 and agent.simulations == 48
-    # Level 1 played through: every choice legal, the level won or lost.
+    # Level 1 played through, every choice legal. The dice are searched (worlds sampled); a step with more than
+    # six legal actions keeps the heuristic's choice without a world sampled.
     env = start()
     agent.attach(env)
+    sampled, determinize = [0], env.determinize
+    env.determinize = lambda rng: sampled.__setitem__(0, sampled[0] + 1) or determinize(rng)
+    searched = set()  # (phase, more than six legal actions) of the decisions that sampled worlds, and of those not
     while env.state.level == 1 and not rules.is_over(env.state):
+        before, key = sampled[0], (env.state.phase, int(env.action_masks().sum()) > 6)
         env.step(rules.ACTION_NAMES.index(choose(agent, env)))
-    assert env.state.cleared == 1 or rules.is_over(env.state)
+        searched.add((key, sampled[0] > before))
+    assert ((rules.ASSIGN, False), True) in searched
+    assert ((rules.ACT, True), True) not in searched and ((rules.ACT, True), False) in searched
