@@ -3,13 +3,45 @@
 from __future__ import annotations
 
 import argparse
+import importlib.metadata
+import importlib.util
 import sys
+from pathlib import Path
 
 import gymnasium as gym
 import numpy as np
 
 from ..agents import AGENTS, make_agent
 from ..envs import GAMES, game_id
+from .leaderboard import AGENT_ORDER, LEADERBOARD_EPISODES, LEADERBOARD_SEARCH_EPISODES
+from .replay import LONGEST_REPLAY_SECONDS
+
+
+# The optional extras, by the modules they bring (pyproject.toml's optional-dependencies).
+EXTRA_OF_MODULE = {"sb3_contrib": "rl", "stable_baselines3": "rl", "torch": "rl", "matplotlib": "rl",
+                   "PIL": "render", "pygame": "bench", "rlcard": "bench"}
+
+
+def missing_extra(error: ImportError) -> str | None:
+    """The extra that brings the module ``error`` could not import, or None when no extra does."""
+    name = getattr(error, "name", None) or ""
+    if not name and "No module named" in str(error):
+        name = str(error).split("No module named", 1)[1].strip(" '\"")
+    return EXTRA_OF_MODULE.get(name.split(".")[0])
+
+
+def require(extra: str, *modules: str) -> None:
+    """Fail before any work is done when a module of ``extra`` is missing (not after a whole evaluation)."""
+    for module in modules:
+        if importlib.util.find_spec(module) is None:
+            raise ModuleNotFoundError(f"No module named {module!r}", name=module)
+
+
+def version() -> str:
+    try:
+        return importlib.metadata.version("tabletop-gym")
+    except importlib.metadata.PackageNotFoundError:  # run from a source tree that is not installed
+        return "unknown"
 
 
 def cmd_list(args) -> None:
@@ -89,40 +121,57 @@ def cmd_play(args, stdin=None) -> None:
 def cmd_eval(args) -> None:
     from .evaluate import evaluate
 
+    if args.agent.lower().startswith("ppo:"):
+        require("rl", "sb3_contrib")
     result = evaluate(args.game, args.agent, episodes=args.episodes, seed=args.seed, workers=args.workers,
                       progress=not args.quiet, opponent=args.opponent, num_players=args.players,
                       record=args.record)
     print(result)
+    if args.record:
+        print(f"wrote {args.record}")
+
+
+def _names(text: str | None) -> list | None:
+    return [name.strip().lower().replace("-", "_") for name in text.split(",")] if text else None
 
 
 def cmd_bench(args) -> None:
     from .throughput import main as throughput
 
-    games = [g.strip().lower().replace("-", "_") for g in args.games.split(",")] if args.games else None
-    throughput(duration=args.duration, repeats=args.repeats, games=games, out=args.out, png=args.png)
+    require("bench", "pygame", "rlcard")
+    throughput(duration=args.duration, repeats=args.repeats, games=_names(args.games), out=args.out, png=args.png,
+               progress=not args.quiet)
 
 
 def cmd_leaderboard(args) -> None:
     from .leaderboard import main as leaderboard
 
-    games = [g.strip().lower().replace("-", "_") for g in args.games.split(",")] if args.games else None
-    agents = [a.strip() for a in args.agents.split(",")]
-    ppo = dict(item.split("=", 1) for item in args.ppo.split(",")) if args.ppo else None
-    leaderboard(episodes=args.episodes, seed=args.seed, workers=args.workers, games=games, agents=agents,
-                out=args.out, png=args.png, ppo_models=ppo, progress=not args.quiet,
-                search_episodes=args.search_episodes)
+    ppo = None
+    if args.ppo:
+        pairs = [item.split("=", 1) for item in args.ppo.split(",")]
+        if any(len(pair) != 2 for pair in pairs):
+            raise ValueError(f"--ppo takes game=model.zip pairs, got {args.ppo!r}")
+        ppo = dict(pairs)
+        require("rl", "sb3_contrib")
+    leaderboard(episodes=args.episodes, seed=args.seed, workers=args.workers, games=_names(args.games),
+                agents=[a.strip() for a in args.agents.split(",")], out=args.out, png=args.png, ppo_models=ppo,
+                progress=not args.quiet, search_episodes=args.search_episodes)
 
 
 def cmd_train(args) -> None:
     from .train import train
 
+    require("rl", "sb3_contrib", "matplotlib")
     env_kwargs = _table_options(args, game_id(args.game))
     if args.reward is not None:
         env_kwargs["reward"] = args.reward
     result = train(args.game, timesteps=args.timesteps, seed=args.seed, n_envs=args.envs, out=args.out,
                    eval_episodes=args.eval_episodes, workers=args.workers, progress=not args.quiet,
                    env_kwargs=env_kwargs, vector=args.vector)
-    print(f"model: {result.model_path}\nlearning curve: {result.curve_path}")
+    print(f"trained {result.timesteps:,} steps ({result.timesteps_requested:,} asked: PPO learns from whole "
+          f"rollouts of {result.hyperparameters['n_envs']} envs x {result.hyperparameters['n_steps']} steps) "
+          f"in {result.seconds:.0f} s")
+    print(f"wrote {result.model_path}, {result.curve_path} and {Path(result.model_path).parent / 'result.json'}")
     evaluation = result.evaluation
     print(f"final evaluation: win rate {100 * evaluation['win_rate']:.2f}% "
           f"(95% CI {100 * evaluation['win_low']:.2f}-{100 * evaluation['win_high']:.2f}%), "
@@ -132,6 +181,7 @@ def cmd_train(args) -> None:
 def cmd_replay(args) -> None:
     from .replay import check_out, replay
 
+    require("render", "PIL")
     check_out(args.out)  # before the episode is played
     env_id = game_id(args.game)
     result = replay(args.game, agent=args.agent, seed=args.seed, out=args.out, fps=args.fps,
@@ -139,86 +189,119 @@ def cmd_replay(args) -> None:
     print(f"wrote {result}")
 
 
+GAME_HELP = f"the game: {', '.join(GAMES)} (or its Gymnasium id)"
+SPLENDOR_OPPONENT_HELP = "splendor: the agent at the other seats (random, greedy or any agent; comma-separated " \
+                         "for one each)"
+
+
+def _game(parser) -> None:
+    parser.add_argument("game", help=GAME_HELP)
+
+
+def _splendor_table(parser, seat: bool = False) -> None:
+    parser.add_argument("--opponent", default=None, help=SPLENDOR_OPPONENT_HELP + " (default: greedy)")
+    parser.add_argument("--players", type=int, default=None, help="splendor: 2, 3 or 4 players (default: 2)")
+    if seat:
+        parser.add_argument("--seat", default=None, help="splendor: your seat, 0 to players-1 or 'random' "
+                                                          "(default: 0)")
+
+
+class HelpWithDefaults(argparse.HelpFormatter):
+    """Every option's default in its help, unless the help already says it or there is none to say."""
+
+    def _get_help_string(self, action):
+        text = action.help or ""
+        unsaid = action.default is None or action.default is False or action.default == argparse.SUPPRESS
+        if "(default" in text or unsaid or not action.option_strings:
+            return text
+        return f"{text} (default: %(default)s)".lstrip()
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="tabletop-gym", description="Tabletop games as RL environments.")
-    commands = parser.add_subparsers(dest="command", required=True)
+    formatter = HelpWithDefaults
+    parser = argparse.ArgumentParser(prog="tabletop-gym", description="Tabletop games as RL environments.",
+                                     formatter_class=formatter)
+    parser.add_argument("--version", action="version", version=f"%(prog)s {version()}")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    commands.add_parser("list", help="the games and agents").set_defaults(run=cmd_list)
+    def command(name: str, help: str, run) -> argparse.ArgumentParser:
+        sub = commands.add_parser(name, help=help, description=help, formatter_class=formatter)
+        sub.set_defaults(run=run)
+        return sub
 
-    play = commands.add_parser("play", help="play a game in the terminal")
-    play.add_argument("game")
-    play.add_argument("--seed", type=int, default=None)
-    play.add_argument("--opponent", default=None,
-                      help="splendor: the agent at the other seats (random, greedy; comma-separated for one each)")
-    play.add_argument("--players", type=int, default=None, help="splendor: 2, 3 or 4 players (default 2)")
-    play.add_argument("--seat", default=None, help="splendor: your seat, 0 to players-1 or 'random' (default 0)")
-    play.set_defaults(run=cmd_play)
+    command("list", "the games and agents", cmd_list)
 
-    evaluation = commands.add_parser("eval", help="win rate of an agent on a game")
-    evaluation.add_argument("game")
-    evaluation.add_argument("--agent", default="random")
-    evaluation.add_argument("--episodes", type=int, default=1000)
-    evaluation.add_argument("--seed", type=int, default=0)
-    evaluation.add_argument("--workers", type=int, default=None)
+    play = command("play", "play a game in the terminal (? at the prompt for help)", cmd_play)
+    _game(play)
+    play.add_argument("--seed", type=int, default=None, help="the deal (default: a new one each time)")
+    _splendor_table(play, seat=True)
+
+    agent_help = f"the agent: {', '.join(AGENTS)}"
+    evaluation = command("eval", "win rate of an agent on a game", cmd_eval)
+    _game(evaluation)
+    evaluation.add_argument("--agent", default="random", help=agent_help)
+    evaluation.add_argument("--episodes", type=int, default=1000, help="deals to play")
+    evaluation.add_argument("--seed", type=int, default=0, help="episode i is dealt from seed + i")
+    evaluation.add_argument("--workers", type=int, default=None, help="worker processes (default: one per CPU)")
     evaluation.add_argument("--quiet", action="store_true", help="no progress bar")
     evaluation.add_argument("--opponent", default=None,
-                            help="splendor: the agent at the other seats (default greedy); seats rotate")
-    evaluation.add_argument("--players", type=int, default=None, help="splendor: 2, 3 or 4 players (default 2)")
+                            help="splendor: the agent at the other seats (default: greedy); seats rotate")
+    evaluation.add_argument("--players", type=int, default=None, help="splendor: 2, 3 or 4 players (default: 2)")
     evaluation.add_argument("--record", default=None, metavar="FILE",
                             help="write each episode's result here (JSON lines: seed, seat, won, score, length)")
-    evaluation.set_defaults(run=cmd_eval)
 
-    board = commands.add_parser("leaderboard", help="every agent on every game: markdown table and chart")
-    board.add_argument("--episodes", type=int, default=100, help="episodes per row")
-    board.add_argument("--search-episodes", type=int, default=5,
-                       help="episodes of the (much slower) search agent's rows")
-    board.add_argument("--seed", type=int, default=0)
-    board.add_argument("--workers", type=int, default=None)
-    board.add_argument("--games", default=None, help="comma-separated short names (default: all)")
-    board.add_argument("--agents", default="random,heuristic,search", help="comma-separated agent names")
+    board = command("leaderboard", "every agent on every game: markdown table and chart", cmd_leaderboard)
+    board.add_argument("--episodes", type=int, default=LEADERBOARD_EPISODES, help="episodes per row")
+    board.add_argument("--search-episodes", type=int, default=None,
+                       help="episodes of the (much slower) search agent's rows (default: "
+                            + ", ".join(f"{n} on {g}" for g, n in LEADERBOARD_SEARCH_EPISODES.items()) + ")")
+    board.add_argument("--seed", type=int, default=0, help="episode i of every row is dealt from seed + i")
+    board.add_argument("--workers", type=int, default=None, help="worker processes (default: one per CPU)")
+    board.add_argument("--games", default=None, help=f"comma-separated, of {', '.join(GAMES)} (default: all)")
+    board.add_argument("--agents", default=",".join(AGENT_ORDER), help="comma-separated agent names")
     board.add_argument("--ppo", default=None, help="game=model.zip pairs (comma-separated) to add as 'ppo' rows")
-    board.add_argument("--out", default="leaderboard.md")
-    board.add_argument("--png", default="leaderboard.png")
-    board.add_argument("--quiet", action="store_true", help="no progress bars")
-    board.set_defaults(run=cmd_leaderboard)
+    board.add_argument("--out", default="leaderboard.md", help="the markdown table")
+    board.add_argument("--png", default="leaderboard.png", help="the chart (needs the rl extra's matplotlib)")
+    board.add_argument("--quiet", action="store_true", help="no progress line")
 
-    training = commands.add_parser("train", help="train MaskablePPO on a game (needs the rl extra)")
-    training.add_argument("game")
-    training.add_argument("--timesteps", type=int, default=100_000)
-    training.add_argument("--seed", type=int, default=0)
+    training = command("train", "train MaskablePPO on a game (needs the rl extra)", cmd_train)
+    _game(training)
+    training.add_argument("--timesteps", type=int, default=100_000,
+                          help="the budget (rounded up to whole rollouts; the run's record gives the count)")
+    training.add_argument("--seed", type=int, default=0, help="the training run's seed")
     training.add_argument("--envs", type=int, default=4, help="parallel training envs")
-    training.add_argument("--out", default=None, help="output folder (default runs/<Game>-v0)")
-    training.add_argument("--eval-episodes", type=int, default=500)
-    training.add_argument("--workers", type=int, default=None)
+    training.add_argument("--out", default=None, help="output folder (default: runs/<Game>-v0)")
+    training.add_argument("--eval-episodes", type=int, default=500, help="episodes of the final evaluation")
+    training.add_argument("--workers", type=int, default=None,
+                          help="worker processes of the final evaluation (default: one per CPU)")
     training.add_argument("--vector", action="store_true",
                           help="train on the game's native vector env (--envs games in one batch)")
     training.add_argument("--reward", choices=["win", "score"], default=None,
-                          help="what the learner is paid: 1 for a win (default) or the game's score, a denser signal")
+                          help="what the learner is paid: for a win (default) or the game's score, a denser signal")
     training.add_argument("--opponent", default=None, help="splendor: the opponent to train against")
     training.add_argument("--players", type=int, default=None, help="splendor: 2, 3 or 4 players")
-    training.add_argument("--quiet", action="store_true", help="no progress bar")
-    training.set_defaults(run=cmd_train)
+    training.add_argument("--quiet", action="store_true", help="no progress bars")
 
-    bench = commands.add_parser("bench", help="random-play throughput against reference environments")
-    bench.add_argument("--games", default=None, help="comma-separated short names (default: all)")
+    bench = command("bench", "random-play throughput against reference environments (needs the bench extra)",
+                    cmd_bench)
+    bench.add_argument("--games", default=None, help=f"comma-separated, of {', '.join(GAMES)} (default: all)")
     bench.add_argument("--duration", type=float, default=2.0, help="seconds per measurement")
-    bench.add_argument("--repeats", type=int, default=3)
+    bench.add_argument("--repeats", type=int, default=3, help="measurements of each environment (the median counts)")
     bench.add_argument("--out", default=None, help="also write the markdown table here")
     bench.add_argument("--png", default=None, help="also draw the chart here")
-    bench.set_defaults(run=cmd_bench)
+    bench.add_argument("--quiet", action="store_true", help="no progress line")
 
-    replaying = commands.add_parser("replay", help="one episode of an agent as pictures: an animated GIF or an "
-                                                   "HTML page (needs the render extra)")
-    replaying.add_argument("game")
-    replaying.add_argument("--agent", default="random")
-    replaying.add_argument("--seed", type=int, default=0)
-    replaying.add_argument("--out", default="replay.gif", help="file.gif or file.html (default replay.gif)")
-    replaying.add_argument("--fps", type=float, default=2.0, help="frames per second when played")
+    replaying = command("replay", "one episode of an agent as pictures: an animated GIF or an HTML page (needs "
+                                  "the render extra)", cmd_replay)
+    _game(replaying)
+    replaying.add_argument("--agent", default="random", help=agent_help)
+    replaying.add_argument("--seed", type=int, default=0, help="the deal")
+    replaying.add_argument("--out", default="replay.gif", help="file.gif or file.html")
+    replaying.add_argument("--fps", type=float, default=None,
+                           help="frames per second when played (default: 2, faster for a long game so that it "
+                                f"plays in at most {LONGEST_REPLAY_SECONDS} s)")
     replaying.add_argument("--max-steps", type=int, default=500, help="cut the episode after this many steps")
-    replaying.add_argument("--opponent", default=None,
-                           help="splendor: the agent at the other seats (random, greedy; comma-separated for one each)")
-    replaying.add_argument("--players", type=int, default=None, help="splendor: 2, 3 or 4 players (default 2)")
-    replaying.set_defaults(run=cmd_replay)
+    _splendor_table(replaying)
     return parser
 
 
@@ -229,6 +312,16 @@ def main(argv=None) -> int:
     except ValueError as error:
         print(f"tabletop-gym: {error}", file=sys.stderr)
         return 2
+    except ImportError as error:
+        extra = missing_extra(error)
+        if extra is None:
+            raise
+        print(f"tabletop-gym {args.command}: {error} (pip install 'tabletop-gym[{extra}]' brings it)",
+              file=sys.stderr)
+        return 3
+    except KeyboardInterrupt:
+        print("\ninterrupted", file=sys.stderr)
+        return 130
     return 0
 
 

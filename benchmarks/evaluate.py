@@ -11,13 +11,15 @@ from __future__ import annotations
 
 import json
 import math
+import multiprocessing
 import os
+import sys
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import asdict, dataclass
 
 import gymnasium as gym
 import numpy as np
-from tqdm.auto import tqdm
+from tqdm import tqdm  # text bars everywhere: tqdm.auto wants ipywidgets in a notebook, and warns without
 
 from ..agents import make_agent
 from ..envs import GAMES, game_id
@@ -121,9 +123,22 @@ def _agent_name(agent) -> str:
     return agent if isinstance(agent, str) else getattr(agent, "name", type(agent).__name__)
 
 
+def worker_context():
+    """The way worker processes start: forked (fast) unless torch is loaded here.
+
+    A process forked after torch has run inherits its thread pools in whatever state they were and can hang
+    in its first torch call (a trained model evaluated by workers, for one). Then the workers start from a
+    fresh interpreter instead, so the agent must be picklable by reference (defined in a module, not in
+    ``__main__`` or a notebook cell).
+    """
+    if "torch" in sys.modules:
+        return multiprocessing.get_context("forkserver")
+    return multiprocessing.get_context("fork") if "fork" in multiprocessing.get_all_start_methods() else None
+
+
 def evaluate(game: str, agent="random", episodes: int = 100, seed: int = 0, workers: int | None = None,
              progress: bool = True, env_kwargs: dict | None = None, opponent=None,
-             num_players: int | None = None, record: str | None = None) -> EvalResult:
+             num_players: int | None = None, record: str | None = None, on_episodes=None) -> EvalResult:
     """Win rate, mean score and mean length of ``agent`` over ``episodes`` deals of ``game``.
 
     ``agent`` is a name known to ``make_agent`` or an agent object (picklable when ``workers`` > 1).
@@ -133,6 +148,7 @@ def evaluate(game: str, agent="random", episodes: int = 100, seed: int = 0, work
     rotates with the episode.
     ``record``: a file to write every episode's result to, one JSON line each in seed order (``seed``, ``seat``,
     ``won``, ``score``, ``length``), so that two agents can be compared deal by deal.
+    ``on_episodes(k)`` is called as episodes finish (k at a time), for a progress display of the caller's.
     """
     env_id = game_id(game)
     env_kwargs = dict(env_kwargs or {})
@@ -146,6 +162,10 @@ def evaluate(game: str, agent="random", episodes: int = 100, seed: int = 0, work
         env_kwargs["num_players"] = num_players
     if episodes < 1:
         raise ValueError(f"episodes must be at least 1, got {episodes}")
+    if workers is not None and workers < 1:
+        raise ValueError(f"workers must be at least 1, got {workers}")
+    if isinstance(agent, str):
+        make_agent(agent, env_id)  # an unknown name is refused before anything is played
     players = None
     if multiplayer:
         if "seat" in env_kwargs:
@@ -163,16 +183,22 @@ def evaluate(game: str, agent="random", episodes: int = 100, seed: int = 0, work
     chunks = [runs[i:i + size] for i in range(0, episodes, size)]
     results = []
     bar = tqdm(total=episodes, desc=f"{_agent_name(agent)} on {env_id}", disable=not progress, unit="ep")
+
+    def done(count: int) -> None:
+        bar.update(count)
+        if on_episodes is not None:
+            on_episodes(count)
+
     if workers == 1 or len(chunks) == 1:
         for chunk in chunks:
             results.extend(_play_chunk(env_id, env_kwargs, agent, chunk))
-            bar.update(len(chunk))
+            done(len(chunk))
     else:
-        with ProcessPoolExecutor(max_workers=workers) as pool:
+        with ProcessPoolExecutor(max_workers=min(workers, len(chunks)), mp_context=worker_context()) as pool:
             futures = {pool.submit(_play_chunk, env_id, env_kwargs, agent, chunk): len(chunk) for chunk in chunks}
             for future in as_completed(futures):
                 results.extend(future.result())
-                bar.update(futures[future])
+                done(futures[future])
     bar.close()
     results.sort()  # by seed, so sums do not depend on which worker finished first
     if record is not None:

@@ -3,18 +3,63 @@
 The solitaires play the same deals for every agent (episode ``i`` is dealt with ``seed + i``).
 Splendor is a seat-rotated round robin: each agent plays ``episodes`` 2-player games against each
 scripted opponent (random and greedy), taking seat 0 and seat 1 in turn.
+
+The defaults are sized to finish in a few minutes on two cores: 100 episodes a row, and the search agent,
+which takes seconds a game, on the first few deals only (``LEADERBOARD_SEARCH_EPISODES``). A row that cannot be
+played (a ``ppo`` row without a model) stands in the table as skipped, with the reason.
 """
 
 from __future__ import annotations
 
+import time
+from dataclasses import dataclass
 from pathlib import Path
 
+from tqdm import tqdm
+
 from ..agents import make_agent
-from ..envs import GAMES
+from ..envs import GAMES, game_id
 from .evaluate import EvalResult, evaluate
 
-AGENT_ORDER = ("random", "heuristic", "search")
+AGENT_ORDER = ("random", "heuristic", "search", "ppo")
 SPLENDOR_OPPONENTS = ("random", "greedy")
+LEADERBOARD_EPISODES = 100
+# The search agent's episodes per row by default: a One Card Dungeon game takes it about 30 s, the others' 1-4 s.
+LEADERBOARD_SEARCH_EPISODES = {"dungeon_solitaire": 10, "royal_assassin": 10, "dead_center": 10,
+                               "one_card_dungeon": 2, "splendor": 10}
+# Rough seconds an episode on one core, so that the progress line's time left weighs a search game as what it is.
+SECONDS_PER_EPISODE = {"random": 0.002, "heuristic": 0.05, "ppo": 0.05, "search": 3.0}
+SEARCH_SECONDS_PER_EPISODE = {"one_card_dungeon": 30.0}
+
+
+@dataclass
+class Skipped:
+    """A row of the table that was not played, and why."""
+
+    game: str
+    agent: str
+    reason: str
+    opponent: str | None = None
+
+
+@dataclass
+class Row:
+    """A row to play: a game, an agent (by name), Splendor's opponent, and how many episodes."""
+
+    game: str
+    agent: str
+    opponent: str | None
+    episodes: int
+
+    @property
+    def cost(self) -> float:
+        if self.agent == "search":
+            return self.episodes * SEARCH_SECONDS_PER_EPISODE.get(self.game, SECONDS_PER_EPISODE["search"])
+        return self.episodes * SECONDS_PER_EPISODE.get(self.agent, SECONDS_PER_EPISODE["heuristic"])
+
+    def label(self) -> str:
+        against = f" vs {self.opponent}" if self.opponent else ""
+        return f"{self.agent}{against} on {GAMES[self.game][0].split('/')[-1]}"
 
 
 def _agent(name: str, game: str, ppo_models: dict):
@@ -23,32 +68,73 @@ def _agent(name: str, game: str, ppo_models: dict):
     return name if name == "random" else make_agent(name, game)
 
 
-def run(episodes: int = 100, seed: int = 0, workers: int | None = None, games=None, agents=AGENT_ORDER,
-        ppo_models: dict | None = None, progress: bool = True, search_episodes: int | None = None
-        ) -> list[EvalResult]:
+def plan(episodes: int = LEADERBOARD_EPISODES, games=None, agents=AGENT_ORDER, ppo_models: dict | None = None,
+         search_episodes: int | None = None) -> list:
+    """The rows in order: a ``Row`` for each (game, agent, opponent) to play, a ``Skipped`` for the others."""
+    if episodes < 1:
+        raise ValueError(f"episodes must be at least 1, got {episodes}")
+    if search_episodes is not None and search_episodes < 1:
+        raise ValueError(f"search_episodes must be at least 1, got {search_episodes}")
+    games = [_short(game) for game in (games or GAMES)]
+    ppo_models = {_short(game): model for game, model in (ppo_models or {}).items()}
+    for name in agents:
+        if name not in AGENT_ORDER and name != "greedy":
+            make_agent(name, games[0])  # raises the usual error, naming the agents there are
+    rows = []
+    for game in games:
+        for name in agents:
+            opponents = SPLENDOR_OPPONENTS if game == "splendor" else (None,)
+            if name == "ppo" and game not in ppo_models:
+                rows += [Skipped(game, name, f"no model (--ppo {game}=model.zip)", o) for o in opponents]
+                continue
+            if name == "greedy" and game != "splendor":
+                continue
+            count = episodes
+            if name == "search":
+                count = search_episodes or LEADERBOARD_SEARCH_EPISODES.get(game, episodes)
+            rows += [Row(game, name, opponent, count) for opponent in opponents]
+    return rows
+
+
+def _short(game: str) -> str:
+    env_id = game_id(game)
+    return next(name for name, (known, _) in GAMES.items() if known == env_id)
+
+
+def run(episodes: int = LEADERBOARD_EPISODES, seed: int = 0, workers: int | None = None, games=None,
+        agents=AGENT_ORDER, ppo_models: dict | None = None, progress: bool = True,
+        search_episodes: int | None = None) -> list:
     """Evaluate each agent on each game; ``ppo_models`` maps games to saved models to include as "ppo".
 
-    The search agent, far slower than the others, plays ``search_episodes`` (default ``episodes``): the
-    first deals of the same sequence.
+    The search agent, far slower than the others, plays ``search_episodes`` (default
+    ``LEADERBOARD_SEARCH_EPISODES``): the first deals of the same sequence. Returns an ``EvalResult`` per row
+    played and a ``Skipped`` per row that could not be.
     """
-    ppo_models = dict(ppo_models or {})
+    rows = plan(episodes, games, agents, ppo_models, search_episodes)
+    ppo_models = {_short(game): model for game, model in (ppo_models or {}).items()}
+    played = [row for row in rows if isinstance(row, Row)]
+    # One line for the whole run: the row being played, and the time left weighted by what each episode costs.
+    bar = tqdm(total=sum(row.cost for row in played), disable=not progress,
+               bar_format="{desc} {percentage:3.0f}% [{elapsed} elapsed, {remaining} left]")
     results = []
-    for game in games or GAMES:
-        # "ppo" rows exist for the games that have a model.
-        names = [name for name in agents if name != "ppo"] + (["ppo"] if game in ppo_models else [])
-        for name in names:
-            agent = _agent(name, game, ppo_models)
-            opponents = SPLENDOR_OPPONENTS if game == "splendor" else (None,)
-            for opponent in opponents:
-                count = search_episodes if name == "search" and search_episodes else episodes
-                result = evaluate(game, agent, episodes=count, seed=seed, workers=workers, progress=progress,
-                                  opponent=opponent)
-                result.agent = name
-                results.append(result)
+    for row in rows:
+        if isinstance(row, Skipped):
+            results.append(row)
+            continue
+        number = played.index(row) + 1
+        bar.set_description_str(f"leaderboard: row {number} of {len(played)}, {row.label()}")
+        per_episode = row.cost / row.episodes
+        result = evaluate(row.game, _agent(row.agent, row.game, ppo_models), episodes=row.episodes, seed=seed,
+                          workers=workers, progress=False, opponent=row.opponent,
+                          on_episodes=lambda k: bar.update(k * per_episode))
+        result.agent = row.agent
+        results.append(result)
+    bar.n = bar.total  # the weights' float sum may fall a hair short
+    bar.close()
     return results
 
 
-def markdown(results: list[EvalResult], seed: int) -> str:
+def markdown(results: list, seed: int) -> str:
     lines = [
         f"Win rate with its Wilson 95% interval, mean score and mean episode length (agent decisions); episode i "
         f"of every row is dealt from seed {seed} + i.",
@@ -57,18 +143,23 @@ def markdown(results: list[EvalResult], seed: int) -> str:
         "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: |",
     ]
     for r in results:
-        lines.append(f"| {r.game.split('/')[-1]} | {r.agent} | {r.opponent or '-'} | {r.episodes} "
+        game = game_id(r.game).split("/")[-1]
+        if isinstance(r, Skipped):
+            lines.append(f"| {game} | {r.agent} | {r.opponent or '-'} | 0 | skipped: {r.reason} | | | |")
+            continue
+        lines.append(f"| {game} | {r.agent} | {r.opponent or '-'} | {r.episodes} "
                      f"| {100 * r.win_rate:.1f}% | {100 * r.win_low:.1f}–{100 * r.win_high:.1f}% "
                      f"| {r.mean_score:.2f} | {r.mean_length:.1f} |")
     return "\n".join(lines) + "\n"
 
 
-def chart(results: list[EvalResult], path: Path) -> None:
+def chart(results: list, path: Path) -> None:
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    results = [r for r in results if isinstance(r, EvalResult)]
     labels = [f"{r.game.split('/')[-1].removesuffix('-v0')}\n{r.agent}" + (f" vs {r.opponent}" if r.opponent else "")
               for r in results]
     rates = [100 * r.win_rate for r in results]
@@ -86,16 +177,24 @@ def chart(results: list[EvalResult], path: Path) -> None:
     plt.close(fig)
 
 
-def main(episodes: int = 100, seed: int = 0, workers: int | None = None, games=None, agents=AGENT_ORDER,
-         out: str = "leaderboard.md", png: str | None = "leaderboard.png", ppo_models: dict | None = None,
-         progress: bool = True, search_episodes: int | None = 5) -> str:
+def main(episodes: int = LEADERBOARD_EPISODES, seed: int = 0, workers: int | None = None, games=None,
+         agents=AGENT_ORDER, out: str = "leaderboard.md", png: str | None = "leaderboard.png",
+         ppo_models: dict | None = None, progress: bool = True, search_episodes: int | None = None) -> str:
+    """Play the leaderboard, print its table, write it to ``out`` and its chart to ``png``; say what was written."""
+    for path in (out, png):
+        if path and not Path(path).resolve().parent.is_dir():
+            raise ValueError(f"cannot write {path}: no folder {Path(path).resolve().parent}")
+    started = time.perf_counter()
     results = run(episodes, seed, workers, games, agents, ppo_models, progress, search_episodes)
     table = markdown(results, seed)
     print(table)
     Path(out).write_text(table, encoding="utf-8")
+    written = [str(out)]
     if png:
         try:
             chart(results, Path(png))
+            written.append(str(png))
         except ImportError:
             print("no chart: matplotlib is not installed (pip install 'tabletop-gym[rl]')")
+    print(f"wrote {' and '.join(written)} ({len(results)} rows in {time.perf_counter() - started:.0f} s)")
     return table

@@ -17,6 +17,7 @@ import base64
 import html
 import io
 import json
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -28,6 +29,8 @@ from ..envs import game_id
 
 FORMATS = (".gif", ".html")
 DEFAULT_MAX_STEPS = 500
+DEFAULT_FPS = 2.0
+LONGEST_REPLAY_SECONDS = 60  # with no fps given, a long game is played faster so that it lasts at most this
 
 
 @dataclass
@@ -52,11 +55,28 @@ class Replay:
 
 
 def check_out(out) -> str:
-    """The format of ``out`` by its extension, or a ValueError naming the ones accepted."""
-    suffix = Path(out).suffix.lower()
+    """The format of ``out`` by its extension; a ValueError, before anything is played, when the extension is
+    not one of ``FORMATS`` or the file cannot be written there."""
+    path = Path(out)
+    suffix = path.suffix.lower()
     if suffix not in FORMATS:
         raise ValueError(f"out must end in {' or '.join(FORMATS)}, got {str(out)!r}")
+    folder = path.resolve().parent
+    if not folder.is_dir():
+        raise ValueError(f"cannot write {out}: there is no folder {folder}")
+    if path.is_dir() or not os.access(folder, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
+        raise ValueError(f"cannot write {out}: not a writable file")
     return suffix
+
+
+def frame_rate(frames: int, fps: float | None = None) -> float:
+    """``fps`` if given, else ``DEFAULT_FPS``, raised for a long game so that it plays in
+    ``LONGEST_REPLAY_SECONDS``."""
+    if fps is not None:
+        if not fps > 0:
+            raise ValueError(f"fps must be positive, got {fps}")
+        return float(fps)
+    return max(DEFAULT_FPS, frames / LONGEST_REPLAY_SECONDS)
 
 
 def _caption(step: int, action_name: str, info: dict) -> str:
@@ -194,19 +214,19 @@ def write_html(result: Replay, path, fps: float = 2.0) -> None:
     Path(path).write_text(page, encoding="utf-8")
 
 
-def replay(game: str, agent="random", seed: int = 0, out="replay.gif", fps: float = 2.0,
+def replay(game: str, agent="random", seed: int = 0, out="replay.gif", fps: float | None = None,
            max_steps: int | None = DEFAULT_MAX_STEPS, env_kwargs: dict | None = None) -> Replay:
     """Play one episode of ``agent`` on ``game`` and write it to ``out`` (``.gif`` or ``.html``).
 
-    ``fps``: frames per second when played; ``max_steps``: the episode is cut after this many decisions
-    (None: never); ``env_kwargs``: options of the env (Splendor's ``opponent``, ``num_players``, ``seat``).
+    ``fps``: frames per second when played (None: see ``frame_rate``); ``max_steps``: the episode is cut after
+    this many decisions (None: never); ``env_kwargs``: options of the env (Splendor's ``opponent``, ``num_players``, ``seat``).
     """
     kind = check_out(out)
-    if fps <= 0:
-        raise ValueError(f"fps must be positive, got {fps}")
+    frame_rate(1, fps)  # a bad fps is refused before the episode is played
     if max_steps is not None and max_steps < 1:
         raise ValueError(f"max_steps must be at least 1, got {max_steps}")
     result = record(game, agent, seed, max_steps, env_kwargs)
+    fps = frame_rate(len(result.frames), fps)
     if kind == ".gif":
         write_gif(result.frames, out, fps)
     else:

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 
 import gymnasium as gym
 import numpy as np
+from tqdm import tqdm
 
 from ..envs import GAMES, VECTOR_ENTRY_POINTS
 
@@ -161,13 +162,19 @@ def _splendor_subjects(env_id: str) -> dict:
     }
 
 
-def measure(duration: float = 2.0, repeats: int = 3, games=None, seed: int = 0) -> list[Row]:
+def measure(duration: float = 2.0, repeats: int = 3, games=None, seed: int = 0, progress: bool = False
+            ) -> list[Row]:
     """Median steps per second of every subject; repeats are interleaved so load affects all alike."""
     subjects = _subjects(list(games or GAMES))
     samples = {name: [] for name in subjects}
+    bar = tqdm(total=repeats * len(subjects), disable=not progress, unit="measurement",
+               bar_format="{desc} {n_fmt}/{total_fmt} [{elapsed} elapsed, {remaining} left]")
     for repeat in range(repeats):
         for name, run in subjects.items():
+            bar.set_description_str(f"bench: repeat {repeat + 1} of {repeats}, {name}")
             samples[name].append(run(duration, seed + repeat))
+            bar.update()
+    bar.close()
     rows = []
     for name, values in samples.items():
         median = statistics.median(values)
@@ -222,8 +229,9 @@ def chart(rows: list[Row], path) -> None:
     plt.close(fig)
 
 
-def main(duration: float = 2.0, repeats: int = 3, games=None, out: str | None = None, png: str | None = None) -> str:
-    rows = measure(duration, repeats, games)
+def main(duration: float = 2.0, repeats: int = 3, games=None, out: str | None = None, png: str | None = None,
+         progress: bool = False) -> str:
+    rows = measure(duration, repeats, games, progress=progress)
     table = markdown_table(rows)
     vectors = vector_table(rows)
     if vectors:
@@ -232,9 +240,11 @@ def main(duration: float = 2.0, repeats: int = 3, games=None, out: str | None = 
     if out:
         with open(out, "w", encoding="utf-8") as f:
             f.write(table + "\n")
+        print(f"wrote {out}")
     if png:
         try:
             chart(rows, png)
+            print(f"wrote {png}")
         except ImportError:
             print("no chart: matplotlib is not installed (pip install 'tabletop-gym[rl]')")
     return table

@@ -9,6 +9,7 @@ timesteps, with the final evaluation marked) and ``<out>/result.json``.
 from __future__ import annotations
 
 import json
+import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -22,31 +23,72 @@ from .evaluate import EvalResult, evaluate
 @dataclass
 class TrainResult:
     game: str
-    timesteps: int
+    timesteps: int  # steps trained: whole rollouts, at least the budget asked for
+    timesteps_requested: int
+    seed: int
     model_path: str
     curve_path: str
     curve: list  # [(timestep, win rate of the training episodes in that window), ...]
     evaluation: dict
     env_kwargs: dict  # the env's options, agents by name
+    hyperparameters: dict  # MaskablePPO's settings that differ from its defaults, and the env count
+    seconds: float  # wall-clock time of the learning (not of the final evaluation)
 
 
-def _episode_recorder():
-    """An SB3 callback that keeps (timestep, won, score) for every finished training episode."""
+def _episode_recorder(total: int, progress: bool, desc: str):
+    """An SB3 callback that keeps (timestep, won, score) for every finished training episode and shows a
+    progress bar with the win rate of the last ``WINDOW`` of them."""
     from stable_baselines3.common.callbacks import BaseCallback
+    from tqdm import tqdm
 
     class EpisodeRecorder(BaseCallback):
         def __init__(self):
             super().__init__()
             self.episodes = []
+            self.bar = None
+
+        def _on_training_start(self) -> None:
+            self.bar = tqdm(total=total, desc=desc, unit="step", disable=not progress)
 
         def _on_step(self) -> bool:
             for done, info in zip(self.locals["dones"], self.locals["infos"]):
                 if done:
                     self.episodes.append((self.num_timesteps, bool(info.get("won", False)),
                                           float(info.get("score", 0.0))))
+            self.bar.update(self.training_env.num_envs)
+            if self.episodes and self.n_calls % 16 == 0:
+                recent = self.episodes[-WINDOW:]
+                self.bar.set_postfix_str(f"win rate {100 * np.mean([won for _, won, _ in recent]):.1f}% "
+                                         f"(last {len(recent)} episodes)", refresh=False)
             return True
 
+        def _on_training_end(self) -> None:
+            self.bar.close()
+
     return EpisodeRecorder()
+
+
+WINDOW = 100  # training episodes in the progress bar's running win rate
+N_STEPS = 2048  # MaskablePPO's rollout length per env, shortened for a small budget
+
+
+def rollout_length(timesteps: int, n_envs: int, longest: int = N_STEPS) -> tuple[int, int]:
+    """(steps per env in a rollout, rollouts) for ``timesteps`` on ``n_envs`` envs: as few rollouts as the
+    longest rollout allows, each as short as covers the budget in a multiple of 8 steps (so that minibatches
+    divide it), so that at most ``8 * n_envs`` steps a rollout are trained beyond what was asked (PPO learns
+    from whole rollouts only)."""
+    if timesteps < 1:
+        raise ValueError(f"timesteps must be at least 1, got {timesteps}")
+    if n_envs < 1:
+        raise ValueError(f"n_envs must be at least 1, got {n_envs}")
+    rollouts = -(-timesteps // (longest * n_envs))
+    n_steps = -(-timesteps // (rollouts * n_envs))
+    return -(-n_steps // 8) * 8, rollouts
+
+
+def minibatch_size(rollout: int, largest: int = 64) -> int:
+    """The largest minibatch of at most ``largest`` samples that divides a rollout of ``rollout`` samples."""
+    return next(size for size in range(min(largest, rollout), 0, -1) if rollout % size == 0)
 
 
 def learning_curve(episodes: list, points: int = 50) -> list:
@@ -115,6 +157,8 @@ def train(game: str, timesteps: int = 100_000, seed: int = 0, n_envs: int = 4, o
 
     env_id = game_id(game)
     env_kwargs = dict(env_kwargs or {})
+    n_steps, rollouts = rollout_length(timesteps, n_envs)
+    trained = n_steps * n_envs * rollouts
     folder = Path(out or Path("runs") / env_id.split("/")[-1])
     folder.mkdir(parents=True, exist_ok=True)
 
@@ -124,10 +168,16 @@ def train(game: str, timesteps: int = 100_000, seed: int = 0, n_envs: int = 4, o
     else:
         envs = make_vec_env(lambda: gym.make(env_id, **env_kwargs), n_envs=n_envs, seed=seed)
 
-    # 2. Learn, recording every finished training episode for the curve.
-    model = MaskablePPO("MlpPolicy", envs, seed=seed, device="cpu", verbose=0)
-    recorder = _episode_recorder()
-    model.learn(total_timesteps=timesteps, callback=recorder, progress_bar=False)
+    # 2. Learn, recording every finished training episode for the curve. The rollout length is fitted to the
+    #    budget (SB3's default 2048 steps per env would train 8,192 steps for a budget of 3,000 on 4 envs), and
+    #    the minibatch to the rollout.
+    hyperparameters = {"n_envs": n_envs, "n_steps": n_steps, "batch_size": minibatch_size(n_steps * n_envs)}
+    model = MaskablePPO("MlpPolicy", envs, seed=seed, device="cpu", verbose=0,
+                        n_steps=n_steps, batch_size=hyperparameters["batch_size"])
+    recorder = _episode_recorder(trained, progress, f"MaskablePPO on {env_id}")
+    started = time.perf_counter()
+    model.learn(total_timesteps=trained, callback=recorder, progress_bar=False)
+    seconds = time.perf_counter() - started
     model_path = folder / "model.zip"
     model.save(model_path)
 
@@ -140,6 +190,7 @@ def train(game: str, timesteps: int = 100_000, seed: int = 0, n_envs: int = 4, o
     curve_path = folder / "learning_curve.png"
     plot_curve(curve, result, f"MaskablePPO on {env_id}", curve_path)
     options = {name: _by_name(value) for name, value in env_kwargs.items()}
-    outcome = TrainResult(env_id, timesteps, str(model_path), str(curve_path), curve, result.as_dict(), options)
+    outcome = TrainResult(env_id, int(model.num_timesteps), timesteps, seed, str(model_path), str(curve_path), curve,
+                          result.as_dict(), options, hyperparameters, round(seconds, 1))
     (folder / "result.json").write_text(json.dumps(asdict(outcome), indent=2))
     return outcome

@@ -25,10 +25,11 @@ def test_leaderboard_writes_a_table_and_a_chart(tmp_path):
 
 
 def test_leaderboard_is_reproducible_and_plays_fewer_search_episodes():
-    first = leaderboard.run(episodes=4, seed=1, workers=1, games=["royal_assassin"], progress=False,
+    agents = ("random", "heuristic", "search")
+    first = leaderboard.run(episodes=4, seed=1, workers=1, games=["royal_assassin"], agents=agents, progress=False,
                             search_episodes=2)
-    second = leaderboard.run(episodes=4, seed=1, workers=2, games=["royal_assassin"], progress=False,
-                             search_episodes=2)
+    second = leaderboard.run(episodes=4, seed=1, workers=2, games=["royal_assassin"], agents=agents,
+                             progress=False, search_episodes=2)
     assert [r.as_dict() for r in first] == [r.as_dict() for r in second]
     assert [(r.agent, r.episodes) for r in first] == [("random", 4), ("heuristic", 4), ("search", 2)]
 

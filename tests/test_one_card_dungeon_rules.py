@@ -9,7 +9,7 @@ import itertools
 import json
 import re
 from fractions import Fraction
-from pathlib import Path
+from importlib import resources
 
 import gymnasium as gym
 import numpy as np
@@ -19,7 +19,6 @@ from helpers import act, legal, place_in_dungeon as place, play, table
 from tabletop_gym.envs.one_card_dungeon import levels, rules
 
 ENV_ID = "Tabletop/OneCardDungeon-v0"
-CARD_FILE = Path(__file__).resolve().parents[2] / "shared" / "rules" / "one_card_dungeon_levels.json"
 
 
 def start(rolls=(), level=1, skip_forced=False, seed=0, **kwargs):
@@ -39,8 +38,8 @@ def moves(env):
 # ------------------------------------------------------------------ the card
 
 def test_every_level_matches_the_card_data_file():
-    assert CARD_FILE.exists(), f"the shared card data file is expected beside the repository: {CARD_FILE}"
-    card = json.loads(CARD_FILE.read_text())
+    # The data file as installed with the package: its tile lists must agree with its grids.
+    card = json.loads(resources.files("tabletop_gym.envs.one_card_dungeon").joinpath("levels.json").read_text())
     assert card["adventurer_initial"] == levels.ADVENTURER_START
     assert {name: m._asdict() for name, m in levels.MONSTERS.items()} == {
         name: {"name": name, **stats} for name, stats in card["monsters"].items()}
@@ -54,6 +53,16 @@ def test_every_level_matches_the_card_data_file():
         assert [list(t) for t in ours.monster_starts] == sorted(theirs["monster_starts"])
         assert list(ours.adventurer_start) == theirs["adventurer_start"]
         assert list(ours.other_stair) == theirs["other_stair"]
+
+
+def test_the_stats_printed_on_the_card():
+    assert levels.ADVENTURER_START == {"health": 6, "max_health": 6, "speed": 1, "attack": 1, "defense": 1,
+                                       "range": 2}
+    assert {name: tuple(m)[1:] for name, m in levels.MONSTERS.items()} == {
+        "Spider": (2, 5, 4, 4, 3), "Skeleton": (3, 4, 5, 4, 4), "Ogre": (5, 3, 7, 7, 2), "Dragon": (5, 5, 5, 5, 5)}
+    assert [(lv.card_side, lv.rotation, lv.monster, lv.count) for lv in levels.LEVELS[:4]] == [
+        ("A", 0, "Spider", 2), ("B", 0, "Skeleton", 2), ("A", 180, "Ogre", 1), ("B", 180, "Dragon", 1)]
+    assert [lv.count for lv in levels.LEVELS] == [2, 2, 1, 1, 3, 3, 2, 2, 4, 4, 3, 3]
 
 
 def test_range_and_sight_from_the_start_stair_to_every_monster_start():

@@ -1,26 +1,26 @@
-"""Splendor's card table (envs/splendor/cards.py) against the shared card list, and its known structure."""
+"""Splendor's card table (envs/splendor/cards.py), read from the package's own data files, and the known
+structure of the published set."""
 
 import csv
 from collections import Counter
-from pathlib import Path
+from importlib import resources
 
 import numpy as np
 
 from tabletop_gym.envs.splendor import cards
 
-SHARED = Path(__file__).resolve().parents[2] / "shared" / "rules"
 COLOR_NAMES = ["white", "blue", "green", "red", "black"]
 
 
 def read(name):
-    path = SHARED / name
-    assert path.exists(), f"the shared card list is expected at {path} (../shared beside the clone)"
-    with path.open(newline="") as f:
+    """A data file as installed with the package (not the source tree's copy)."""
+    with resources.files("tabletop_gym.envs.splendor").joinpath(name).open(newline="") as f:
         return list(csv.DictReader(f))
 
 
-def test_the_90_cards_are_the_shared_list_row_by_row():
-    rows = read("splendor_cards.csv")
+def test_the_90_cards_are_the_data_file_row_by_row():
+    rows = read("cards.csv")
+    assert list(rows[0]) == ["tier", "color", "points", *COLOR_NAMES]
     assert len(rows) == cards.NUM_CARDS == 90
     for card, row in enumerate(rows):
         assert cards.TIER[card] == int(row["tier"]), card
@@ -29,12 +29,20 @@ def test_the_90_cards_are_the_shared_list_row_by_row():
         assert cards.COST[card].tolist() == [int(row[c]) for c in COLOR_NAMES], card
 
 
-def test_the_10_nobles_are_the_shared_list_row_by_row():
-    rows = read("splendor_nobles.csv")
+def test_the_10_nobles_are_the_data_file_row_by_row():
+    rows = read("nobles.csv")
     assert len(rows) == cards.NUM_NOBLES == 10
     for noble, row in enumerate(rows):
         assert int(row["points"]) == cards.NOBLE_POINTS
         assert cards.NOBLE_REQUIREMENT[noble].tolist() == [int(row[c]) for c in COLOR_NAMES], noble
+
+
+def test_some_cards_as_they_read_on_the_table():
+    # Tier 1's first white card, the 1-point four-of-a-colour ones, the last 5-pointer, the first noble.
+    assert cards.card_text(0) == "#0 W 0pt (3U)"
+    assert [cards.card_text(c) for c in (7, 15)] == ["#7 W 1pt (4G)", "#15 U 1pt (4R)"]
+    assert cards.card_text(89) == "#89 K 5pt (7R 3K)"
+    assert cards.noble_text(0) == "N0 (4W 4U)"
 
 
 def test_the_structure_of_the_published_set():

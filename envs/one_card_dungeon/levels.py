@@ -1,4 +1,4 @@
-"""The printed card of One Card Dungeon: the four monster types and the twelve levels.
+"""The printed card of One Card Dungeon: the four monster types and the twelve levels, read from ``levels.json``.
 
 Each level is drawn in its own orientation (the card turned so that the level's indicator is at the
 bottom left): row 0 is the far edge, row 4 the edge nearest the player. ``S`` is the stair the
@@ -9,11 +9,17 @@ share its walls, stairs and monster type and differ only in the monster start ti
 
 from __future__ import annotations
 
+import json
+from importlib import resources
 from typing import NamedTuple
 
 SIZE = 5
 
-ADVENTURER_START = {"health": 6, "max_health": 6, "speed": 1, "attack": 1, "defense": 1, "range": 2}
+# levels.json, beside this module, is the card as data: the adventurer's and monsters' stats and every level's grid
+# (with the tiles also listed by kind, which the tests hold against the grid).
+_CARD = json.loads(resources.files(__package__).joinpath("levels.json").read_text(encoding="utf-8"))
+
+ADVENTURER_START = dict(_CARD["adventurer_initial"])
 
 
 class Monster(NamedTuple):
@@ -25,12 +31,7 @@ class Monster(NamedTuple):
     range: int
 
 
-MONSTERS = {
-    "Spider": Monster("Spider", hp=2, speed=5, attack=4, defense=4, range=3),
-    "Skeleton": Monster("Skeleton", hp=3, speed=4, attack=5, defense=4, range=4),
-    "Ogre": Monster("Ogre", hp=5, speed=3, attack=7, defense=7, range=2),
-    "Dragon": Monster("Dragon", hp=5, speed=5, attack=5, defense=5, range=5),
-}
+MONSTERS = {name: Monster(name, **stats) for name, stats in _CARD["monsters"].items()}
 MONSTER_NAMES = tuple(MONSTERS)
 
 
@@ -66,67 +67,7 @@ class Level(NamedTuple):
         return self.tiles("E")[0]
 
 
-LEVELS = (
-    Level(1, "A", 0, "Spider", ("...ME",
-                                "...#.",
-                                "....M",
-                                ".#.#.",
-                                "S....")),
-    Level(2, "B", 0, "Skeleton", ("E.M..",
-                                  "M....",
-                                  "#..#.",
-                                  "...#.",
-                                  "....S")),
-    Level(3, "A", 180, "Ogre", ("....E",
-                                ".#.#M",
-                                ".....",
-                                ".#...",
-                                "S....")),
-    Level(4, "B", 180, "Dragon", ("EM...",
-                                  ".#...",
-                                  ".#..#",
-                                  ".....",
-                                  "....S")),
-    Level(5, "A", 0, "Spider", (".M..E",
-                                "...#M",
-                                ".....",
-                                ".#.#.",
-                                "S...M")),
-    Level(6, "B", 0, "Skeleton", ("EM...",
-                                  ".M...",
-                                  "#..#.",
-                                  "...#.",
-                                  "M...S")),
-    Level(7, "A", 180, "Ogre", ("....E",
-                                ".#M#.",
-                                ".....",
-                                ".#..M",
-                                "S....")),
-    Level(8, "B", 180, "Dragon", ("E..M.",
-                                  ".#...",
-                                  ".#..#",
-                                  ".....",
-                                  ".M..S")),
-    Level(9, "A", 0, "Spider", ("M...E",
-                                "...#.",
-                                "..M..",
-                                ".#.#M",
-                                "S.M..")),
-    Level(10, "B", 0, "Skeleton", ("E...M",
-                                   "..M..",
-                                   "#M.#.",
-                                   "M..#.",
-                                   "....S")),
-    Level(11, "A", 180, "Ogre", (".M.ME",
-                                 ".#.#.",
-                                 "....M",
-                                 ".#...",
-                                 "S....")),
-    Level(12, "B", 180, "Dragon", ("E....",
-                                   "M#M..",
-                                   ".#..#",
-                                   "M....",
-                                   "....S")),
-)
+LEVELS = tuple(Level(row["level"], row["card_side"], row["rotation"], row["monster"], tuple(row["grid"]))
+               for row in _CARD["levels"])
 NUM_LEVELS = len(LEVELS)
 MAX_MONSTERS = max(level.count for level in LEVELS)  # 4
