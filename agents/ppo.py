@@ -1,14 +1,72 @@
-"""A MaskablePPO policy (sb3-contrib) played like any other agent."""
+"""Learned policies played like any other agent: the project's own masked PPO (``model.pt``, written by
+``tabletop-gym train``) and sb3-contrib's MaskablePPO (``model.zip``, ``tabletop-gym train --algo sb3``).
+Importing this module imports torch (the ``rl`` extra)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import numpy as np
+import torch
+from torch import nn
+
+
+def _layer(size_in: int, size_out: int, gain: float) -> nn.Linear:
+    linear = nn.Linear(size_in, size_out)
+    nn.init.orthogonal_(linear.weight, gain)
+    nn.init.zeros_(linear.bias)
+    return linear
+
+
+class MaskedPolicy(nn.Module):
+    """An actor and a critic, each an MLP over the flat observation; the actor's logits masked to the legal
+    actions (an illegal action gets a logit of -1e9, so its probability is 0)."""
+
+    def __init__(self, obs_size: int, num_actions: int, hidden=(256, 256)):
+        super().__init__()
+        self.shape = {"obs_size": int(obs_size), "num_actions": int(num_actions), "hidden": list(hidden)}
+        self.actor = self._mlp(obs_size, hidden, num_actions, 0.01)  # small: the first policy is near uniform
+        self.critic = self._mlp(obs_size, hidden, 1, 1.0)
+
+    @staticmethod
+    def _mlp(obs_size: int, hidden, last_size: int, last_gain: float) -> nn.Sequential:
+        sizes = [obs_size, *hidden]
+        layers = []
+        for a, b in zip(sizes, sizes[1:]):
+            layers += [_layer(a, b, np.sqrt(2)), nn.Tanh()]
+        return nn.Sequential(*layers, _layer(sizes[-1], last_size, last_gain))
+
+    def value(self, obs):
+        return self.critic(obs).squeeze(-1)
+
+    def logits(self, obs, mask):
+        return self.actor(obs).masked_fill(~mask, -1e9)
+
+    def act(self, obs, mask, action=None):
+        """(action, its log-probability, the entropy, the value); samples an action unless one is given."""
+        distribution = torch.distributions.Categorical(logits=self.logits(obs, mask))
+        if action is None:
+            action = distribution.sample()
+        return action, distribution.log_prob(action), distribution.entropy(), self.value(obs)
+
+
+def save_policy(policy, path, record: dict) -> None:
+    """The policy's weights, its shape and ``record`` (what it was trained on) in one file."""
+    torch.save({"shape": policy.shape, "state_dict": policy.state_dict(), "record": record}, path)
+
+
+def load_policy(path):
+    """(policy, record) from a file ``save_policy`` wrote."""
+    saved = torch.load(path, map_location="cpu", weights_only=False)
+    policy = MaskedPolicy(**saved["shape"])
+    policy.load_state_dict(saved["state_dict"])
+    policy.eval()
+    return policy, saved["record"]
 
 
 class PPOAgent:
-    """Plays a saved MaskablePPO model, always through the action mask.
+    """Plays a saved policy, always through the action mask: a ``.pt`` file of the project's own PPO or a
+    MaskablePPO ``.zip``. ``deterministic`` plays the most likely legal action; otherwise one is sampled.
 
     The model is loaded lazily and not pickled, so the agent can be sent to evaluation workers by path.
     """
@@ -20,26 +78,53 @@ class PPOAgent:
         if not Path(self.path).exists() and not Path(self.path + ".zip").exists():
             raise ValueError(f"no saved model at {self.path}")
         self.deterministic = deterministic
+        self.own = self.path.endswith(".pt")
         self._model = None
+        self._generator = None
+        self._seed = seed
 
     @property
     def model(self):
         if self._model is None:
-            from sb3_contrib import MaskablePPO
+            if self.own:
+                torch.set_num_threads(1)  # one game's decision is a tiny product: threads only add waiting
+                self._model, _ = load_policy(self.path)
+            else:
+                from sb3_contrib import MaskablePPO
 
-            self._model = MaskablePPO.load(self.path, device="cpu")
+                self._model = MaskablePPO.load(self.path, device="cpu")
         return self._model
 
     def reset(self, seed=None) -> None:
-        if seed is not None:
+        if seed is None:
+            return
+        if self.own:
+            self._generator = torch.Generator().manual_seed(int(seed))
+        else:
             self.model.set_random_seed(seed)
 
     def act(self, observation, action_mask) -> int:
-        action, _ = self.model.predict(np.asarray(observation), action_masks=np.asarray(action_mask, dtype=bool),
-                                       deterministic=self.deterministic)
-        return int(action)
+        if not self.own:
+            action, _ = self.model.predict(np.asarray(observation), action_masks=np.asarray(action_mask, dtype=bool),
+                                           deterministic=self.deterministic)
+            return int(action)
+        return int(self.act_batch(np.asarray(observation)[None], np.asarray(action_mask)[None])[0])
+
+    def act_batch(self, observations, masks) -> np.ndarray:
+        """One action per row (the project's own policies only)."""
+        if not self.own:
+            return np.array([self.act(o, m) for o, m in zip(observations, masks)])
+        with torch.no_grad():
+            logits = self.model.logits(torch.as_tensor(np.asarray(observations), dtype=torch.float32),
+                                       torch.as_tensor(np.asarray(masks, dtype=bool)))
+            if self.deterministic:
+                return logits.argmax(dim=1).numpy()
+            if self._generator is None:
+                self._generator = torch.Generator().manual_seed(0 if self._seed is None else int(self._seed))
+            return torch.multinomial(logits.softmax(dim=1), 1, generator=self._generator).squeeze(1).numpy()
 
     def __getstate__(self):
         state = dict(self.__dict__)
         state["_model"] = None
+        state["_generator"] = None
         return state

@@ -15,6 +15,7 @@ from ..agents import AGENTS, make_agent
 from ..envs import GAMES, game_id
 from .leaderboard import AGENT_ORDER, LEADERBOARD_EPISODES, LEADERBOARD_SEARCH_EPISODES
 from .replay import LONGEST_REPLAY_SECONDS
+from .train import ALGOS
 
 
 # The optional extras, by the modules they bring (pyproject.toml's optional-dependencies).
@@ -161,16 +162,17 @@ def cmd_leaderboard(args) -> None:
 def cmd_train(args) -> None:
     from .train import train
 
-    require("rl", "sb3_contrib", "matplotlib")
+    require("rl", "torch", "matplotlib", *(["sb3_contrib"] if args.algo == "sb3" else []))
     env_kwargs = _table_options(args, game_id(args.game))
     if args.reward is not None:
         env_kwargs["reward"] = args.reward
     result = train(args.game, timesteps=args.timesteps, seed=args.seed, n_envs=args.envs, out=args.out,
                    eval_episodes=args.eval_episodes, workers=args.workers, progress=not args.quiet,
-                   env_kwargs=env_kwargs, vector=args.vector)
+                   env_kwargs=env_kwargs, vector=args.vector, algo=args.algo)
+    settings = result.hyperparameters
+    envs, steps = settings.get("num_envs", settings.get("n_envs")), settings.get("num_steps", settings.get("n_steps"))
     print(f"trained {result.timesteps:,} steps ({result.timesteps_requested:,} asked: PPO learns from whole "
-          f"rollouts of {result.hyperparameters['n_envs']} envs x {result.hyperparameters['n_steps']} steps) "
-          f"in {result.seconds:.0f} s")
+          f"rollouts of {envs} envs x {steps} steps) in {result.seconds:.0f} s")
     print(f"wrote {result.model_path}, {result.curve_path} and {Path(result.model_path).parent / 'result.json'}")
     evaluation = result.evaluation
     print(f"final evaluation: win rate {100 * evaluation['win_rate']:.2f}% "
@@ -264,18 +266,23 @@ def build_parser() -> argparse.ArgumentParser:
     board.add_argument("--png", default="leaderboard.png", help="the chart (needs the rl extra's matplotlib)")
     board.add_argument("--quiet", action="store_true", help="no progress line")
 
-    training = command("train", "train MaskablePPO on a game (needs the rl extra)", cmd_train)
+    training = command("train", "train a masked PPO policy on a game (needs the rl extra)", cmd_train)
     _game(training)
+    training.add_argument("--algo", choices=ALGOS, default="ppo",
+                          help="ppo: the project's own masked PPO on the native vector env; sb3: sb3-contrib's "
+                               "MaskablePPO")
     training.add_argument("--timesteps", type=int, default=100_000,
                           help="the budget (rounded up to whole rollouts; the run's record gives the count)")
     training.add_argument("--seed", type=int, default=0, help="the training run's seed")
-    training.add_argument("--envs", type=int, default=4, help="parallel training envs")
+    training.add_argument("--envs", type=int, default=None,
+                          help="games played at once (default: 64 for ppo, 4 for sb3)")
     training.add_argument("--out", default=None, help="output folder (default: runs/<Game>-v0)")
     training.add_argument("--eval-episodes", type=int, default=500, help="episodes of the final evaluation")
     training.add_argument("--workers", type=int, default=None,
                           help="worker processes of the final evaluation (default: one per CPU)")
     training.add_argument("--vector", action="store_true",
-                          help="train on the game's native vector env (--envs games in one batch)")
+                          help="sb3: train on the game's native vector env (--envs games in one batch); ppo always "
+                               "does")
     training.add_argument("--reward", choices=["win", "score"], default=None,
                           help="what the learner is paid: for a win (default) or the game's score, a denser signal")
     training.add_argument("--opponent", default=None, help="splendor: the opponent to train against")

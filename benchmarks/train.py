@@ -1,9 +1,12 @@
-"""Train MaskablePPO (sb3-contrib) on a game, top to bottom: make envs, learn, save, plot, evaluate.
+"""Train a masked policy on a game: make envs, learn, save, evaluate, plot, record.
 
-    tabletop-gym train dungeon_solitaire --timesteps 200000
+    tabletop-gym train dungeon_solitaire --timesteps 2000000              # the project's own masked PPO
+    tabletop-gym train dungeon_solitaire --algo sb3 --timesteps 200000    # sb3-contrib's MaskablePPO
 
-writes ``<out>/model.zip``, ``<out>/learning_curve.png`` (win rate of the training episodes against
-timesteps, with the final evaluation marked) and ``<out>/result.json``.
+writes ``<out>/model.pt`` (or ``model.zip``), ``<out>/learning_curve.png`` (win rate of the training episodes
+against timesteps, with the final evaluation marked), ``<out>/learning_curve.csv`` (the own PPO's curve, update by
+update) and ``<out>/result.json`` (the game, its options, the hyperparameters, the seed, the steps, the time and
+the final evaluation).
 """
 
 from __future__ import annotations
@@ -31,7 +34,7 @@ class TrainResult:
     curve: list  # [(timestep, win rate of the training episodes in that window), ...]
     evaluation: dict
     env_kwargs: dict  # the env's options, agents by name
-    hyperparameters: dict  # MaskablePPO's settings that differ from its defaults, and the env count
+    hyperparameters: dict  # the algorithm and its settings (for sb3, those that differ from its defaults)
     seconds: float  # wall-clock time of the learning (not of the final evaluation)
 
 
@@ -130,41 +133,82 @@ def _by_name(option):
     return getattr(option, "name", type(option).__name__) if hasattr(option, "act") else option
 
 
-def _vector_envs(env_id: str, n_envs: int, seed: int, env_kwargs: dict):
-    from ..agents.sb3_vector import SB3VectorEnv
+def _native_vector_env(env_id: str, n_envs: int, env_kwargs: dict):
     from ..envs import GAMES, VECTOR_ENTRY_POINTS
 
     if not any(GAMES[name][0] == env_id for name in VECTOR_ENTRY_POINTS):
         raise ValueError(f"{env_id} has no native vector env; the games that have one: "
                          f"{', '.join(VECTOR_ENTRY_POINTS)}")
-    envs = SB3VectorEnv(gym.make_vec(env_id, num_envs=n_envs, vectorization_mode="vector_entry_point", **env_kwargs))
-    envs.seed(seed)
-    return envs
+    return gym.make_vec(env_id, num_envs=n_envs, vectorization_mode="vector_entry_point", **env_kwargs)
 
 
-def train(game: str, timesteps: int = 100_000, seed: int = 0, n_envs: int = 4, out: str | None = None,
+ALGOS = ("ppo", "sb3")
+
+
+def train(game: str, timesteps: int = 100_000, seed: int = 0, n_envs: int | None = None, out: str | None = None,
           eval_episodes: int = 500, env_kwargs: dict | None = None, workers: int | None = None,
-          progress: bool = True, vector: bool = False) -> TrainResult:
-    """Train MaskablePPO on ``game`` and evaluate the result; everything is written under ``out``.
+          progress: bool = True, vector: bool = False, algo: str = "ppo") -> TrainResult:
+    """Train a masked policy on ``game`` and evaluate it on deals it never saw; everything is written under ``out``.
 
-    ``vector`` trains on the game's native vector env (``n_envs`` games stepped as one batch) instead of
-    ``n_envs`` single envs: the same games, far fewer Python calls per step.
+    ``algo="ppo"`` (the default) is the project's own masked PPO (``tabletop_gym.benchmarks.ppo``) on the game's
+    native vector env of ``n_envs`` games (default 64). ``algo="sb3"`` is sb3-contrib's MaskablePPO on ``n_envs``
+    single envs (default 4), or with ``vector`` on the native vector env.
     """
+    if algo not in ALGOS:
+        raise ValueError(f"algo must be one of {', '.join(ALGOS)}, got {algo!r}")
+    env_id = game_id(game)
+    env_kwargs = dict(env_kwargs or {})
+    folder = Path(out or Path("runs") / env_id.split("/")[-1])
+    folder.mkdir(parents=True, exist_ok=True)
+    run = _train_own if algo == "ppo" else _train_sb3
+    model_path, trained, hyperparameters, seconds, curve = run(env_id, timesteps, seed, n_envs, folder, env_kwargs,
+                                                               progress, vector)
+
+    # Evaluate the saved model like any agent, on deals it never trained on.
+    from ..agents.ppo import PPOAgent
+
+    result = evaluate(env_id, PPOAgent(model_path), episodes=eval_episodes, seed=10_000_000 + seed,
+                      workers=workers, progress=progress, env_kwargs=env_kwargs)
+
+    # The learning curve and a record of the run.
+    curve_path = folder / "learning_curve.png"
+    name = "masked PPO" if algo == "ppo" else "MaskablePPO (sb3-contrib)"
+    plot_curve(curve, result, f"{name} on {env_id}", curve_path)
+    options = {key: _by_name(value) for key, value in env_kwargs.items()}
+    outcome = TrainResult(env_id, trained, timesteps, seed, str(model_path), str(curve_path), curve,
+                          result.as_dict(), options, {"algo": algo, **hyperparameters}, round(seconds, 1))
+    (folder / "result.json").write_text(json.dumps(asdict(outcome), indent=2))
+    return outcome
+
+
+def _train_own(env_id, timesteps, seed, n_envs, folder, env_kwargs, progress, vector):
+    from .ppo import Settings, learn
+
+    settings = Settings(num_envs=n_envs or Settings.num_envs)
+    envs = _native_vector_env(env_id, settings.num_envs, env_kwargs)
+    run = learn(envs, timesteps, settings, seed=seed, out=folder, progress=progress,
+                record={"game": env_id, "env_kwargs": {k: _by_name(v) for k, v in env_kwargs.items()}})
+    envs.close()
+    curve = [(row["step"], row["win_rate"]) for row in run["curve"]]
+    return run["model_path"], run["timesteps"], run["settings"], run["seconds"], curve
+
+
+def _train_sb3(env_id, timesteps, seed, n_envs, folder, env_kwargs, progress, vector):
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.env_util import make_vec_env
 
-    from ..agents.ppo import PPOAgent
+    from ..agents.sb3_vector import SB3VectorEnv
 
-    env_id = game_id(game)
-    env_kwargs = dict(env_kwargs or {})
+    import torch
+
+    torch.set_num_threads(1)  # see benchmarks/ppo.py's Settings.torch_threads
+    n_envs = n_envs or 4
     n_steps, rollouts = rollout_length(timesteps, n_envs)
     trained = n_steps * n_envs * rollouts
-    folder = Path(out or Path("runs") / env_id.split("/")[-1])
-    folder.mkdir(parents=True, exist_ok=True)
-
     # 1. Environments: the registered env, as it is; MaskablePPO reads env.action_masks().
     if vector:
-        envs = _vector_envs(env_id, n_envs, seed, env_kwargs)
+        envs = SB3VectorEnv(_native_vector_env(env_id, n_envs, env_kwargs))
+        envs.seed(seed)
     else:
         envs = make_vec_env(lambda: gym.make(env_id, **env_kwargs), n_envs=n_envs, seed=seed)
 
@@ -180,17 +224,4 @@ def train(game: str, timesteps: int = 100_000, seed: int = 0, n_envs: int = 4, o
     seconds = time.perf_counter() - started
     model_path = folder / "model.zip"
     model.save(model_path)
-
-    # 3. Evaluate the saved model like any agent, on deals it never trained on.
-    result = evaluate(env_id, PPOAgent(model_path), episodes=eval_episodes, seed=10_000_000 + seed,
-                      workers=workers, progress=progress, env_kwargs=env_kwargs)
-
-    # 4. The learning curve and a record of the run.
-    curve = learning_curve(recorder.episodes)
-    curve_path = folder / "learning_curve.png"
-    plot_curve(curve, result, f"MaskablePPO on {env_id}", curve_path)
-    options = {name: _by_name(value) for name, value in env_kwargs.items()}
-    outcome = TrainResult(env_id, int(model.num_timesteps), timesteps, seed, str(model_path), str(curve_path), curve,
-                          result.as_dict(), options, hyperparameters, round(seconds, 1))
-    (folder / "result.json").write_text(json.dumps(asdict(outcome), indent=2))
-    return outcome
+    return model_path, int(model.num_timesteps), hyperparameters, seconds, learning_curve(recorder.episodes)

@@ -51,7 +51,8 @@ def _without(monkeypatch, *modules):
 
 @pytest.mark.parametrize("argv, module, extra", [
     (["bench", "--games", "dead_center"], "pygame", "bench"),
-    (["train", "dead_center", "--timesteps", "64"], "sb3_contrib", "rl"),
+    (["train", "dead_center", "--timesteps", "64"], "torch", "rl"),
+    (["train", "dead_center", "--algo", "sb3", "--timesteps", "64"], "sb3_contrib", "rl"),
     (["replay", "dead_center", "--out", "x.gif"], "PIL", "render"),
     (["leaderboard", "--games", "dead_center", "--ppo", "dead_center=m.zip"], "sb3_contrib", "rl"),
     (["eval", "dead_center", "--agent", "ppo:m.zip"], "sb3_contrib", "rl"),
@@ -139,18 +140,19 @@ def test_the_leaderboard_defaults_are_the_documented_ones():
         leaderboard.LEADERBOARD_SEARCH_EPISODES)  # no model committed yet: every ppo row is skipped, and says so
 
 
-def test_train_with_two_workers_finishes(tmp_path):
+@pytest.mark.parametrize("algo, model", [("ppo", "model.pt"), ("sb3", "model.zip")])
+def test_train_with_two_workers_finishes(tmp_path, algo, model):
     """Liveness: training, then the final evaluation on two worker processes, to the end (it once hung forever
     in workers forked after torch had run). The timeout is generous: this is not a speed test."""
     out = tmp_path / "run"
     command = [sys.executable, "-m", "tabletop_gym.benchmarks.cli", "train", "royal_assassin", "--timesteps", "256",
-               "--envs", "2", "--eval-episodes", "8", "--workers", "2", "--quiet", "--out", str(out)]
+               "--envs", "2", "--eval-episodes", "8", "--workers", "2", "--quiet", "--out", str(out), "--algo", algo]
     done = subprocess.run(command, capture_output=True, text=True, timeout=900, env={**os.environ, "CI": "1"})
     assert done.returncode == 0, done.stderr
     record = json.loads((out / "result.json").read_text())
     assert record["evaluation"]["episodes"] == 8
     assert record["timesteps"] == record["timesteps_requested"] == 256
-    assert "trained 256 steps" in done.stdout and str(out / "model.zip") in done.stdout
+    assert "trained 256 steps" in done.stdout and str(out / model) in done.stdout
 
 
 def test_the_worker_pool_never_forks_once_torch_is_loaded():

@@ -40,13 +40,15 @@ def test_learning_curve_windows():
     assert len(curve) == 10 and curve[-1][0] == 1000 and all(rate == 0.5 for _, rate in curve)
 
 
-def test_train_saves_a_model_a_curve_and_an_evaluation(tmp_path):
+@pytest.mark.parametrize("algo, model", [("ppo", "model.pt"), ("sb3", "model.zip")])
+def test_train_saves_a_model_a_curve_and_an_evaluation(tmp_path, algo, model):
     result = train("dungeon_solitaire", timesteps=512, n_envs=2, out=str(tmp_path), eval_episodes=10, workers=1,
-                   progress=False)
-    assert (tmp_path / "model.zip").exists() and (tmp_path / "learning_curve.png").exists()
+                   progress=False, algo=algo)
+    assert (tmp_path / model).exists() and (tmp_path / "learning_curve.png").exists()
     record = json.loads((tmp_path / "result.json").read_text())
     assert record["evaluation"]["episodes"] == 10 and record["timesteps"] == 512
-    agent = make_agent(f"ppo:{tmp_path / 'model.zip'}", "dungeon_solitaire")
+    assert record["hyperparameters"]["algo"] == algo and record["seed"] == 0 and record["seconds"] > 0
+    agent = make_agent(f"ppo:{tmp_path / model}", "dungeon_solitaire")
     env = gym.make("Tabletop/DungeonSolitaire-v0", illegal_action="raise")
     obs, info = env.reset(seed=0)
     for _ in range(30):
@@ -61,7 +63,7 @@ def test_cli_train_and_leaderboard_commands(tmp_path, capsys):
                      "--workers", "1", "--quiet", "--out", str(tmp_path / "run")]) == 0
     assert "final evaluation: win rate" in capsys.readouterr().out
     assert cli.main(["leaderboard", "--episodes", "2", "--games", "royal_assassin", "--agents", "random,ppo",
-                     "--ppo", f"royal_assassin={tmp_path / 'run' / 'model.zip'}", "--workers", "1", "--quiet",
+                     "--ppo", f"royal_assassin={tmp_path / 'run' / 'model.pt'}", "--workers", "1", "--quiet",
                      "--out", str(tmp_path / "b.md"), "--png", str(tmp_path / "b.png")]) == 0
     assert "| RoyalAssassin-v0 | ppo | - |" in (tmp_path / "b.md").read_text()
 
@@ -75,10 +77,12 @@ def test_cli_train_passes_the_reward_choice_to_the_env(tmp_path):
 
 def test_train_on_the_native_vector_env(tmp_path, monkeypatch):
     result = train("dungeon_solitaire", timesteps=512, n_envs=8, out=str(tmp_path), eval_episodes=4, workers=1,
-                   progress=False, vector=True)
+                   progress=False, vector=True, algo="sb3")
     assert (tmp_path / "model.zip").exists() and result.curve and result.evaluation["episodes"] == 4
     # Every game has a native vector env now; one added without it gets a clear error.
     without = {name: entry for name, entry in envs.VECTOR_ENTRY_POINTS.items() if name != "royal_assassin"}
     monkeypatch.setattr(envs, "VECTOR_ENTRY_POINTS", without)
     with pytest.raises(ValueError, match="RoyalAssassin-v0 has no native vector env"):
-        train("royal_assassin", timesteps=64, n_envs=2, out=str(tmp_path / "s"), vector=True)
+        train("royal_assassin", timesteps=64, n_envs=2, out=str(tmp_path / "s"), vector=True, algo="sb3")
+    with pytest.raises(ValueError, match="RoyalAssassin-v0 has no native vector env"):
+        train("royal_assassin", timesteps=64, n_envs=2, out=str(tmp_path / "p"))

@@ -1,0 +1,100 @@
+"""The project's own masked PPO (benchmarks/ppo.py) on tiny budgets: it trains on every game's native vector env
+with illegal actions raising (so a mask bug fails loudly), saves a policy that plays through the agent protocol,
+and writes its learning curve. No strength is asserted here: that is measured in benchmarks/."""
+
+import csv
+
+import gymnasium as gym
+import numpy as np
+import pytest
+import torch
+
+from tabletop_gym.agents import make_agent
+from tabletop_gym.agents.ppo import MaskedPolicy, load_policy
+from tabletop_gym.benchmarks.ppo import Settings, learn
+from tabletop_gym.envs import GAMES
+
+TINY = Settings(num_envs=4, num_steps=32, minibatch_size=64, update_epochs=2, hidden=(32,))
+
+
+@pytest.mark.parametrize("game", list(GAMES))
+def test_it_trains_on_every_game_and_the_policy_plays(game, tmp_path):
+    env_id = GAMES[game][0]
+    envs = gym.make_vec(env_id, num_envs=4, vectorization_mode="vector_entry_point", illegal_action="raise")
+    run = learn(envs, 256, TINY, seed=0, out=tmp_path, progress=False, record={"game": env_id})
+    assert run["timesteps"] == 256 and len(run["curve"]) == 2
+    rows = list(csv.DictReader(open(tmp_path / "learning_curve.csv")))
+    assert [int(r["step"]) for r in rows] == [128, 256]
+    _, record = load_policy(tmp_path / "model.pt")
+    assert record["game"] == env_id and record["timesteps"] == 256 and record["settings"]["num_steps"] == 32
+
+    agent = make_agent(f"ppo:{tmp_path / 'model.pt'}", game)
+    env = gym.make(env_id, illegal_action="raise")
+    obs, info = env.reset(seed=1)
+    for _ in range(40):
+        obs, _, terminated, truncated, info = env.step(agent.act(obs, info["action_mask"]))
+        if terminated or truncated:
+            obs, info = env.reset()
+
+
+def test_the_budget_is_whole_rollouts_just_covering_it():
+    settings, updates = Settings(num_envs=64, num_steps=128).fitted(3000)
+    assert (updates, settings.num_steps) == (1, 47) and settings.minibatch_size == 1024
+    settings, updates = Settings(num_envs=64, num_steps=128).fitted(1_000_000)
+    assert updates * 64 * settings.num_steps >= 1_000_000 and settings.num_steps <= 128
+    assert updates * 64 * (settings.num_steps - 1) < 1_000_000
+    with pytest.raises(ValueError, match="timesteps must be at least 1"):
+        Settings().fitted(0)
+
+
+class OneStepGames(gym.vector.VectorEnv):
+    """A masked vector env of the Gymnasium API only: every game lasts one step and pays 1 for action 1, which is
+    the only legal one; next-step autoreset, with the finished rows' masks all ones."""
+
+    def __init__(self, n=4):
+        self.num_envs = n
+        self.single_observation_space = gym.spaces.Box(0, 1, (3,), np.float32)
+        self.single_action_space = gym.spaces.Discrete(3)
+        self.observation_space = gym.vector.utils.batch_space(self.single_observation_space, n)
+        self.action_space = gym.vector.utils.batch_space(self.single_action_space, n)
+        self.done = np.zeros(n, bool)
+        self.resets_played = 0
+
+    def _infos(self):
+        mask = np.zeros((self.num_envs, 3), np.int8)
+        mask[:, 1] = 1
+        mask[self.done] = 1
+        return {"action_mask": mask}
+
+    def reset(self, *, seed=None, options=None):
+        self.done[:] = False
+        return np.zeros((self.num_envs, 3), np.float32), self._infos()
+
+    def step(self, actions):
+        playing = ~self.done
+        assert (np.asarray(actions)[playing] == 1).all(), "an action the mask forbids"
+        reward = np.where(playing, 1.0, 0.0)
+        self.resets_played += int(self.done.sum())
+        self.done = playing.copy()
+        obs = np.repeat(self.done[:, None], 3, axis=1).astype(np.float32)
+        infos = self._infos()
+        infos["won"], infos["_won"] = self.done.copy(), self.done.copy()
+        return obs, reward, self.done.copy(), np.zeros(self.num_envs, bool), infos
+
+
+def test_any_masked_vector_env_of_the_gymnasium_api_trains_with_next_step_autoreset(tmp_path):
+    envs = OneStepGames()
+    run = learn(envs, 64, Settings(num_envs=4, num_steps=16, minibatch_size=16, hidden=(8,)), out=tmp_path,
+                progress=False)
+    assert envs.resets_played > 0  # the finished rows were stepped, with an all-ones mask
+    assert run["curve"][-1]["win_rate"] == 1.0 and run["curve"][-1]["episodes"] == 32
+
+
+def test_masked_policy_never_picks_an_illegal_action():
+    torch.manual_seed(0)
+    policy = MaskedPolicy(5, 6, (16,))
+    obs = torch.randn(500, 5)
+    mask = torch.rand(500, 6) < 0.3
+    mask[torch.arange(500), torch.randint(0, 6, (500,))] = True
+    action, logprob, _, _ = policy.act(obs, mask)
+    assert mask[torch.arange(500), action].all() and torch.isfinite(logprob).all()
