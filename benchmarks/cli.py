@@ -8,9 +8,6 @@ import importlib.util
 import sys
 from pathlib import Path
 
-import gymnasium as gym
-import numpy as np
-
 from ..agents import AGENTS, make_agent
 from ..envs import GAMES, game_id
 from .leaderboard import AGENT_ORDER, LEADERBOARD_EPISODES, LEADERBOARD_SEARCH_EPISODES
@@ -54,12 +51,6 @@ def cmd_list(args) -> None:
         print(f"  {name:<20} {what}")
 
 
-def _ask(prompt: str, stdin) -> str | None:
-    print(prompt, end="", flush=True)
-    line = stdin.readline()
-    return line.strip() if line else None
-
-
 def _table_options(args, env_id: str) -> dict:
     """The options of a multi-player game (Splendor): the opponents, the player count, the person's seat."""
     options = {name: getattr(args, name, None) for name in ("opponent", "players", "seat")}
@@ -87,36 +78,10 @@ def _opponent(name: str, env_id: str):
 
 
 def cmd_play(args, stdin=None) -> None:
-    """A person plays in the terminal: the table, then the legal actions by number and name."""
-    stdin = stdin or sys.stdin
-    env_id = game_id(args.game)
-    env = gym.make(env_id, render_mode="ansi", **_table_options(args, env_id)).unwrapped
-    _, info = env.reset(seed=args.seed)
-    while True:
-        for seat, move in info.get("opponent_moves", []):
-            print(f"  player_{seat} plays {move}")
-        print(env.render())
-        legal = np.flatnonzero(info["action_mask"])
-        for number, action in enumerate(legal):
-            print(f"  [{number}] {env.action_names[action]}")
-        answer = _ask("your move (number or name, q to quit): ", stdin)
-        if answer is None or answer.lower() in ("q", "quit"):
-            return
-        names = {env.action_names[a]: a for a in legal}
-        if answer in names:
-            action = names[answer]
-        elif answer.isdigit() and int(answer) < len(legal):
-            action = legal[int(answer)]
-        else:
-            print(f"  '{answer}' is not one of the legal moves above")
-            continue
-        _, reward, terminated, truncated, info = env.step(action)
-        if terminated or truncated:
-            for seat, move in info.get("opponent_moves", []):
-                print(f"  player_{seat} plays {move}")
-            print(env.render())
-            print(f"game over: won={info.get('won')} score={info.get('score')} reward={reward}")
-            return
+    """A person plays in the terminal (benchmarks/play.py)."""
+    from .play import play
+
+    play(args.game, seed=args.seed, stdin=stdin, **_table_options(args, game_id(args.game)))
 
 
 def cmd_eval(args) -> None:

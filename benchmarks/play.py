@@ -187,6 +187,8 @@ def help_text(name: str) -> str:
 
 
 # ---------------------------------------------------------------- what each game tells
+# A narrator reads a step's consequences off the states before and after it. Each imports its own game's
+# rules, so that playing one game loads no other (One Card Dungeon's sight tables take a quarter second).
 
 def _labels(codes) -> str:
     return " ".join(card_label(parse_card(code)) if isinstance(code, str) else card_label(int(code))
@@ -417,7 +419,8 @@ def game_over(name: str, info: dict, seat: int = 0) -> str:
                "truncated": "Cut at the round limit: no winner.", "forfeited": "An illegal move forfeits."}[result]
         points = "your prestige points (" + ", ".join(
             f"player_{k}{' (you)' if k == seat else ''} {p}" for k, p in enumerate(info.get("points", []))) + ")"
-    return f"game over: you {'won' if info.get('won') else 'lost'}. {how} Score {score}: {points}."
+    verdict = "you won" if info.get("won") else "the game was cut short" if result == "truncated" else "you lost"
+    return f"game over: {verdict}. {how} Score {score}: {points}."
 
 
 # ---------------------------------------------------------------- the help texts

@@ -1,6 +1,5 @@
 """The tabletop-gym command line."""
 
-import io
 import subprocess
 import sys
 
@@ -23,16 +22,6 @@ def test_eval_prints_the_win_rate(capsys):
 def test_unknown_game_is_a_clear_error(capsys):
     assert cli.main(["eval", "chess", "--episodes", "1"]) == 2
     assert "unknown game 'chess'" in capsys.readouterr().err
-
-
-def test_play_lists_the_legal_moves_and_takes_numbers_or_names(capsys):
-    moves = io.StringIO("draw\n5\n0\nnonsense\nq\n")
-    args = cli.build_parser().parse_args(["play", "dungeon_solitaire", "--seed", "0"])
-    cli.cmd_play(args, stdin=moves)
-    out = capsys.readouterr().out
-    assert "[0] draw" in out and "Dungeon Solitaire" in out and "HP" in out
-    assert "'5' is not one of the legal moves" in out
-    assert "'nonsense' is not one of the legal moves" in out
 
 
 def test_console_script_runs():

@@ -103,14 +103,14 @@ def test_the_book_example_renders_the_cabin_inside_its_slots():
     env = book_example("3D")
     assert env.render_text(env.state) == "\n".join([
         "Dead Center  turn 7   kills 2/12   deck 26",
-        "          T0    T1    T2",
-        "          ##    ##    K♣",
-        "L0  Q♠    7♥    4♠    A♠    J♦    R0",
-        "L1  ##    6♣    2♦    10♣   Q♣    R1",
-        "L2  xx    JK    8♥    4♣    ##    R2",
-        "          K♥    ##    xx",
-        "          B0    B1    B2",
-        "piles 0-8 row by row; ## face down, xx killed",
+        "           T0     T1     T2",
+        "           ##     ##     K♣",
+        "L0  Q♠     0:7♥   1:4♠   2:A♠   J♦     R0",
+        "L1  ##     3:6♣   4:2♦   5:10♣  Q♣     R1",
+        "L2  xx     6:JK   7:8♥   8:4♣   ##     R2",
+        "           K♥     ##     xx",
+        "           B0     B1     B2",
+        "n:card is pile n and its top card (play_n plays on it); ## face down, xx killed",
         "drawn 3♦: play it on a pile",
     ])
 

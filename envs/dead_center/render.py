@@ -1,11 +1,13 @@
-"""Dead Center drawn as text: the cabin as a 3x3 grid with the twelve zombie slots around it."""
+"""Dead Center drawn as text: the cabin as a 3x3 grid with the twelve zombie slots around it.
+
+Each pile shows its number before its top card (``3:10♠``: pile 3, the number in ``play_3``)."""
 
 from __future__ import annotations
 
 from ..core.cards import card_label
 from . import rules
 
-_CELL = 6
+_CELL = 7
 _FACE_DOWN = "##"
 _KILLED = "xx"
 
@@ -48,12 +50,12 @@ def render_text(s: rules.State) -> str:
         margin + "".join(_cell(slot[f"T{c}"]) for c in range(3)),
     ]
     for r in range(3):
-        piles = "".join(_cell(card_label(int(s.pile_top[3 * r + c]))) for c in range(3))
+        piles = "".join(_cell(f"{3 * r + c}:{card_label(int(s.pile_top[3 * r + c]))}") for c in range(3))
         lines.append(f"L{r}  " + _cell(slot[f"L{r}"]) + piles + _cell(slot[f"R{r}"]) + f"R{r}")
     lines += [
         margin + "".join(_cell(slot[f"B{c}"]) for c in range(3)),
         margin + "".join(_cell(f"B{c}") for c in range(3)),
-        f"piles 0-8 row by row; {_FACE_DOWN} face down, {_KILLED} killed",
+        f"n:card is pile n and its top card (play_n plays on it); {_FACE_DOWN} face down, {_KILLED} killed",
         _status(s),
     ]
     return "\n".join(line.rstrip() for line in lines)

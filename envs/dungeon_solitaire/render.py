@@ -9,13 +9,28 @@ from . import rules
 _ENCOUNTER_KIND = {rules.SPADES: "monster", rules.DIAMONDS: "trap", rules.CLUBS: "sealed door"}
 
 
-def render_text(s: rules.State) -> str:
+def _turns(n: int, kind: str) -> str:
+    return f"{n} {kind} turn{'' if n == 1 else 's'}"
+
+
+def _where(s: rules.State) -> str:
+    """Where the game stands: the delve or retreat turn, or how and when it ended."""
     if s.stage == rules.RETREAT:
-        where = f"retreat turn {s.retreat_turns} of {s.delve_turns - 1} (after {s.delve_turns} delve turns)"
-    else:
-        where = f"delve turn {s.delve_turns}"
+        return f"retreat turn {s.retreat_turns} of {s.delve_turns - 1} (after {_turns(s.delve_turns, 'delve')})"
+    if s.stage == rules.DELVE:
+        return f"delve turn {s.delve_turns}"
+    if s.result == rules.ESCAPED:
+        return (f"over: escaped after {_turns(s.delve_turns, 'delve')} and "
+                f"{_turns(s.retreat_turns, 'retreat')}")
+    when = f"retreat turn {s.retreat_turns}" if s.retreat_turns else f"delve turn {s.delve_turns}"
+    how = {rules.KILLED: "killed", rules.LOST_IN_THE_DARK: "lost in the dark",
+           rules.FORFEITED: "forfeited by an illegal move"}[s.result]
+    return f"over: {how} on {when}"
+
+
+def render_text(s: rules.State) -> str:
     lines = [
-        f"Dungeon Solitaire  {where}",
+        f"Dungeon Solitaire  {_where(s)}",
         f"  HP {s.hp}/{rules.MAX_HP}   torches out {s.torches}/{rules.MAX_TORCHES}"
         f"{'   scroll used' if s.scroll_used else ''}   deck {rules.deck_size(s)}",
         f"  torch row: {cards_text(rules.cards_in(s, rules.TORCH_ROW))}",

@@ -2,9 +2,20 @@
 
 from __future__ import annotations
 
+import textwrap
+
 from ..core.cards import SUIT_SYMBOLS, card_label
 from ..core.render import cards_text
 from . import rules
+
+WIDTH = 100  # a long reserve (or attack) goes on over more lines, indented, rather than past this
+
+
+def _fit(line: str) -> list[str]:
+    if len(line) <= WIDTH:
+        return [line]
+    indent = " " * (len(line) - len(line.lstrip()) + 4)
+    return textwrap.wrap(line, WIDTH, subsequent_indent=indent, break_long_words=False, break_on_hyphens=False)
 
 
 def _stack_text(cards, total) -> str:
@@ -63,4 +74,4 @@ def render_text(s: rules.State) -> str:
     else:
         result = rules.outcome(s)
         lines.append(f"  game over: {result['result']}, {result['kills']} kills, score {result['score']}")
-    return "\n".join(lines)
+    return "\n".join(part for line in lines for part in _fit(line))
