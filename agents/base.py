@@ -17,6 +17,8 @@ class Agent(Protocol):
 class RandomAgent:
     """Plays a uniformly random legal action."""
 
+    name = "random"
+
     def __init__(self, seed: int | None = None):
         self.rng = np.random.default_rng(seed)
 

@@ -214,6 +214,7 @@ _NEAR_ON_B = _bits_of(_NUMBER_ACCEPTS[:, None, None, :]
 _JOKER_NEAR = (_KILLS[:, _JOKER, None, :] + _KILLS[:, :, _JOKER, None]).ravel()
 _KILLS_FLAT = _KILLS.ravel()
 _PHASES = np.array([_I["phase_reveal"], _I["phase_play"], _I["phase_kill"]])
+_OVER = _I["phase_over"]
 REVEAL_PHASE, PLAY_PHASE, KILL_PHASE = range(3)
 _REVEALS = slice(rules.A_REVEAL, rules.A_PLAY)
 _PLAYS = slice(rules.A_PLAY, rules.A_KILL)
@@ -352,7 +353,8 @@ class DeadCenterHeuristic:
         legal = np.flatnonzero(action_mask)
         if legal.size == 0:
             raise ValueError("no legal action to choose from: the game is over")
-        if legal.size == 1:
+        if legal.size == 1 or o[_OVER]:
+            # A finished game's row in a vector env offers every action (all ignored): any will do.
             return int(legal[0])
         if not self.lookahead:
             return int(self._quick(o[None], np.asarray(action_mask, dtype=bool)[None])[0])
@@ -373,7 +375,8 @@ class DeadCenterHeuristic:
         if (counts == 0).any():
             raise ValueError(f"no legal action to choose from in row {int(np.argmin(counts))}: that game is over")
         choices = masks.argmax(axis=1)
-        undecided = np.flatnonzero(counts > 1)
+        # A finished game's row in a vector env offers every action, all ignored: its first will do.
+        undecided = np.flatnonzero((counts > 1) & (o[:, _OVER] == 0))
         if not self.lookahead:
             choices[undecided] = self._quick(o[undecided], masks[undecided])
         else:

@@ -1,9 +1,11 @@
 """A native vector env as a Stable-Baselines3 ``VecEnv``, so that sb3-contrib's MaskablePPO trains on it.
 
 Stable-Baselines3 resets a finished game within the same step (its ``terminal_observation`` info carries the last
-observation), where Gymnasium's vector envs start the new game at the next step. The adapter resets the games
-that ended at once, through the env's ``reset_mask``: each row's own generator deals its next game, so the games
-played are the same ones either way. MaskablePPO reads the masks through ``env_method("action_masks")``.
+observation), where Gymnasium's vector envs start the new game at the next step by default. The adapter resets the
+games that ended at once, through the env's ``reset_mask`` (an env made with ``autoreset_mode="SameStep"`` has
+already done so: its ``final_obs`` is the terminal observation): each row's own generator deals its next game, so
+the games played are the same ones either way. Each game's info is the single env's (``result`` by name).
+MaskablePPO reads the masks through ``env_method("action_masks")``.
 
     from sb3_contrib import MaskablePPO
     envs = SB3VectorEnv(gym.make_vec("Tabletop/DungeonSolitaire-v0", num_envs=64))
@@ -13,6 +15,7 @@ played are the same ones either way. MaskablePPO reads the masks through ``env_m
 from __future__ import annotations
 
 import numpy as np
+from gymnasium.vector import AutoresetMode
 from stable_baselines3.common.vec_env import VecEnv
 
 
@@ -36,18 +39,21 @@ class SB3VectorEnv(VecEnv):
     def step_wait(self):
         observations, rewards, terminated, truncated, infos = self.vector_env.step(self._actions)
         ended = terminated | truncated
-        records = [{} for _ in range(self.num_envs)]
-        for key, values in infos.items():
-            if key.startswith("_") or key == "action_mask":
-                continue
-            for i in np.flatnonzero(infos["_" + key]):
-                records[i][key] = values[i].item() if hasattr(values[i], "item") else values[i]
+        at_once = self.vector_env.autoreset_mode == AutoresetMode.SAME_STEP
+        ends = infos["final_info"] if at_once else infos
+        records = []
+        for i in range(self.num_envs):
+            record = self.vector_env.info_of(ends, i)
+            record.pop("action_mask", None)
+            records.append(record)
         if ended.any():
             for i in np.flatnonzero(ended):
-                records[i]["terminal_observation"] = observations[i].copy()
+                last = infos["final_obs"][i] if at_once else observations[i]
+                records[i]["terminal_observation"] = np.array(last, copy=True)
                 records[i]["TimeLimit.truncated"] = bool(truncated[i] and not terminated[i])
-            fresh, _ = self.vector_env.reset(options={"reset_mask": ended})
-            observations = np.where(ended[:, None], fresh, observations)
+            if not at_once:
+                fresh, _ = self.vector_env.reset(options={"reset_mask": ended})
+                observations = np.where(ended[:, None], fresh, observations)
         return observations, rewards.astype(np.float32), ended, records
 
     def action_masks(self) -> np.ndarray:

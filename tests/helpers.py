@@ -86,21 +86,33 @@ def random_actions(rng: np.random.Generator, masks) -> np.ndarray:
     return (rng.random(masks.shape) * masks).argmax(axis=1)
 
 
+AUTORESET_MODES = [gym.vector.AutoresetMode.NEXT_STEP, gym.vector.AutoresetMode.SAME_STEP,
+                   gym.vector.AutoresetMode.DISABLED]
+
+
 class SideBySide:
     """A native vector env and ``num_envs`` single envs of the same game, stepped with the same actions; every
     reset and step asserts that they agree: observations, rewards, ends, masks, the outcome at each end, the
     illegal-action flag, and the full state of every game (hidden parts included).
 
     ``reset_options`` go to the first reset only: a game started over after an end is dealt as by a single
-    env's ``reset()`` without options, in both.
+    env's ``reset()`` without options, in both. ``autoreset_mode``: with ``NEXT_STEP`` a game that ended starts
+    over at the next step (its row's mask all ones until then); with ``SAME_STEP`` in the step that ended it (the
+    end in ``final_obs`` and ``final_info``); with ``DISABLED`` the finished games are started over here, after
+    the step, by ``reset(options={"reset_mask": ...})``. The games played are the same in every mode.
     """
 
-    def __init__(self, env_id: str, num_envs: int, seed: int, reset_options=None, **options):
-        self.vector = gym.make_vec(env_id, num_envs=num_envs, vectorization_mode="vector_entry_point", **options)
+    def __init__(self, env_id: str, num_envs: int, seed: int, reset_options=None,
+                 autoreset_mode=gym.vector.AutoresetMode.NEXT_STEP, **options):
+        self.vector = gym.make_vec(env_id, num_envs=num_envs, vectorization_mode="vector_entry_point",
+                                   autoreset_mode=autoreset_mode, **options)
+        self.mode = self.vector.autoreset_mode
+        assert self.mode == gym.vector.AutoresetMode(autoreset_mode)
         # The single env's info keys that the vector env documents as left out (Splendor's opponent_moves).
         self.left_out = getattr(self.vector, "info_keys_left_out", ())
         self.singles = [gym.make(env_id, **options).unwrapped for _ in range(num_envs)]
         self.observations, self.infos = self.vector.reset(seed=seed, options=reset_options)
+        self.keys = set(self.infos)
         for i, single in enumerate(self.singles):
             single_obs, single_info = single.reset(seed=seed + i, options=reset_options)
             self._agree(i, single_obs, single_info)
@@ -110,34 +122,72 @@ class SideBySide:
     def masks(self) -> np.ndarray:
         return self.infos["action_mask"]
 
-    def step(self, actions, before=None) -> list:
-        """One step of every game; ``before(i, single, action)`` is called before single env i's step. Returns
-        (game index, the single env's final info) for every game that ended."""
+    def step(self, actions, before=None, single_actions=None) -> list:
+        """One step of every game; ``before(i, single, action)`` is called before single env i's step. The single
+        envs take ``single_actions`` if given (the vector env takes a whole float as its integer, the single env
+        does not), else ``actions``. Returns (game index, the single env's final info) for every game that ended."""
         self.observations, rewards, terminated, truncated, self.infos = self.vector.step(actions)
+        assert set(self.infos) == self.keys  # one set of keys on every reset and step
         ended = []
         for i, single in enumerate(self.singles):
             if self.starting_over[i]:
+                assert self.mode == gym.vector.AutoresetMode.NEXT_STEP
                 single_obs, single_info = single.reset()
                 reward, ended_here, cut_here = 0.0, False, False
             else:
+                # As given: an entry that names no action is the single env's illegal action too.
+                action = actions[i] if single_actions is None else single_actions[i]
                 if before is not None:
-                    before(i, single, int(actions[i]))
-                single_obs, reward, ended_here, cut_here, single_info = single.step(int(actions[i]))
-            self._agree(i, single_obs, single_info)
+                    before(i, single, action)
+                single_obs, reward, ended_here, cut_here, single_info = single.step(action)
             assert (rewards[i], terminated[i], truncated[i]) == (reward, ended_here, cut_here)
-            illegal = self.infos.get("illegal_action", np.zeros(len(self.singles), dtype=bool))
-            assert bool(illegal[i]) == bool(single_info.get("illegal_action", False))
             if ended_here or cut_here:
-                outcome = {k: v for k, v in single_info.items()
-                           if k not in ("action_mask", "illegal_action", *self.left_out)}
-                assert {"won", "score"} <= set(outcome)
-                for key, value in outcome.items():
-                    assert self.infos["_" + key][i] and self.infos[key][i] == value, key
                 ended.append((i, single_info))
-            self.starting_over[i] = ended_here or cut_here
+            if self.mode == gym.vector.AutoresetMode.SAME_STEP:
+                self._agree_at_once(i, single, single_obs, single_info, ended_here or cut_here)
+            else:
+                self._agree(i, single_obs, single_info, finished=ended_here or cut_here)
+                self._agree_outcome(i, self.infos, single_info, ended_here or cut_here)
+            self.starting_over[i] = (ended_here or cut_here) and self.mode == gym.vector.AutoresetMode.NEXT_STEP
+        if self.mode == gym.vector.AutoresetMode.DISABLED and ended:
+            waiting = np.zeros(len(self.singles), dtype=bool)
+            waiting[[i for i, _ in ended]] = True
+            fresh, fresh_infos = self.vector.reset(options={"reset_mask": waiting})
+            assert set(fresh_infos) == self.keys
+            self.observations, self.infos = fresh, fresh_infos
+            for i in np.flatnonzero(waiting):
+                self._agree(i, *self.singles[i].reset())
         return ended
 
-    def _agree(self, i: int, single_obs, single_info) -> None:
+    def _agree_at_once(self, i, single, single_obs, single_info, finished) -> None:
+        """Same-step autoreset: the end in final_obs and final_info, and the next game already in the row."""
+        final_info = self.infos["final_info"]
+        assert bool(self.infos["_final_obs"][i]) == finished and bool(self.infos["_final_info"][i]) == finished
+        assert not self.infos["_won"][i] and not self.infos["_illegal_action"][i]  # the new game's reset info
+        if finished:
+            assert np.array_equal(self.infos["final_obs"][i], single_obs)
+            assert np.array_equal(final_info["action_mask"][i], single_info["action_mask"])
+            self._agree_outcome(i, final_info, single_info, True)
+            single_obs, single_info = single.reset()
+        else:
+            assert self.infos["final_obs"][i] is None
+            assert not any(final_info[key][i] for key in final_info if key.startswith("_"))
+        self._agree(i, single_obs, single_info)
+
+    def _agree_outcome(self, i, infos, single_info, finished) -> None:
+        """The vector infos hold game i's outcome exactly where it ended, as the single env's info has it."""
+        expected = {k: v for k, v in single_info.items() if k not in ("action_mask", *self.left_out)}
+        got = {k: v for k, v in self.vector.info_of(infos, i).items() if k != "action_mask"}
+        if finished:
+            assert {"won", "score"} <= set(expected)
+            assert got == expected
+        else:
+            assert got == {}
+
+    def _agree(self, i: int, single_obs, single_info, finished=False) -> None:
         assert np.array_equal(self.observations[i], single_obs)
-        assert np.array_equal(self.infos["action_mask"][i], single_info["action_mask"])
+        if finished:  # the single env has no legal action left; the vector env's row accepts any
+            assert not single_info["action_mask"].any() and self.infos["action_mask"][i].all()
+        else:
+            assert np.array_equal(self.infos["action_mask"][i], single_info["action_mask"])
         assert self.vector.take(i).equals(self.singles[i].state)

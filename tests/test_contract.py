@@ -229,3 +229,97 @@ def test_maskable_ppo_trains_on_the_env_unmodified(env_id):
 def test_make_with_module_prefix():
     env = gym.make("tabletop_gym.envs:Tabletop/DungeonSolitaire-v0")
     assert env.unwrapped.spec.id == "Tabletop/DungeonSolitaire-v0"
+
+
+# ------------------------------------------------------------------ refused calls change nothing (issue 17)
+
+@pytest.mark.parametrize("env_id", GAME_IDS)
+def test_set_state_checks_the_whole_input_before_changing_anything(env_id):
+    env = gym.make(env_id).unwrapped
+    env.reset(seed=0)
+    other_id = GAME_IDS[(GAME_IDS.index(env_id) + 1) % len(GAME_IDS)]
+    other = gym.make(other_id).unwrapped
+    other.reset(seed=0)
+    good = env.get_state()
+    table, saved = env.describe(), env.get_state()
+    for bad, error, message in (
+            (other.get_state(), TypeError, r"must be a tabletop_gym\.envs\.\w+\.rules\.State"),
+            ({**good, "rng": "x"}, TypeError, "the saved 'rng' must be a PCG64 bit-generator state"),
+            ({**good, "rng": np.random.MT19937(0).state}, ValueError, "got one of 'MT19937'"),
+            ({}, ValueError, "no 'game' and no 'rng'"),
+            (None, TypeError, "set_state takes what get_state\\(\\) returns"),
+    ):
+        with pytest.raises(error, match=message):
+            env.set_state(bad)
+        assert env.describe() == table and same(env.get_state(), saved)
+    env.set_state(good)  # and a good one is still taken
+
+
+@pytest.mark.parametrize("env_id, options, field", [
+    ("Tabletop/DeadCenter-v0", {"jokers": 1}, "jokers"),
+    ("Tabletop/DungeonSolitaire-v0", {"min_delve_turns_before_retreat": 3}, "min_delve_turns_before_retreat"),
+    ("Tabletop/OneCardDungeon-v0", {"skill_cap": 4}, "skill_cap"),
+])
+def test_set_state_refuses_a_game_played_with_other_options(env_id, options, field):
+    env = gym.make(env_id).unwrapped
+    env.reset(seed=0)
+    other = gym.make(env_id, **options).unwrapped
+    other.reset(seed=0)
+    with pytest.raises(ValueError, match=f"{field}=.*this env was made with {field}="):
+        env.set_state(other.get_state())
+
+
+@pytest.mark.parametrize("env_id", GAME_IDS)
+def test_set_state_refuses_a_field_of_the_wrong_shape_type_or_dtype(env_id):
+    env = gym.make(env_id).unwrapped
+    env.reset(seed=0)
+    table = env.describe()
+    game = env.get_state()["game"]
+    array = next(name for name, value in vars(game).items() if isinstance(value, np.ndarray))
+    number = next(name for name, value in vars(game).items() if not isinstance(value, (np.ndarray, bool)))
+    for name, value in ((array, getattr(game, array)[:-1]), (array, getattr(game, array).astype(np.float64)),
+                        (number, "x"), (number, None)):
+        broken = game.copy()
+        setattr(broken, name, value)
+        with pytest.raises(ValueError, match=f"field '{name}' must be"):
+            env.set_state({"game": broken, "rng": env.get_state()["rng"]})
+        assert env.describe() == table
+
+
+@pytest.mark.parametrize("env_id", GAME_IDS)
+def test_a_refused_reset_with_a_seed_keeps_the_game_and_its_generator(env_id):
+    """A bad option with a seed: the game in progress goes on with the dice and shuffles it had coming."""
+    env = gym.make(env_id).unwrapped
+    env.reset(seed=0)
+    twin = env.clone()
+    bad = {"level": 99} if "OneCard" in env_id else {"deck": {"tier1": [99]} if "Splendor" in env_id else ["AS"]}
+    with pytest.raises(ValueError):
+        env.reset(seed=123, options=bad)
+    assert env.np_random_seed == twin.np_random_seed == 0
+    rng = np.random.default_rng(0)
+    for _ in range(30):
+        action = random_legal(rng, env.action_masks())
+        mine, theirs = env.step(action), twin.step(action)
+        assert np.array_equal(mine[0], theirs[0]) and mine[1:4] == theirs[1:4]
+        if mine[2] or mine[3]:
+            break
+    assert same(env.get_state(), twin.get_state())
+
+
+@pytest.mark.parametrize("env_id", GAME_IDS)
+@pytest.mark.parametrize("options", ["deck", 5, [("deck", None)]])
+def test_reset_options_of_the_wrong_type_are_a_clear_error(env_id, options):
+    env = gym.make(env_id).unwrapped
+    with pytest.raises(TypeError, match="options must be a dict of reset options"):
+        env.reset(seed=0, options=options)
+    assert env.state is None and env._np_random is None
+
+
+@pytest.mark.parametrize("env_id", GAME_IDS)
+def test_get_state_and_determinize_before_reset_say_reset_is_needed(env_id):
+    env = gym.make(env_id).unwrapped
+    with pytest.raises(gym.error.ResetNeeded, match=r"call reset\(\) before get_state\(\)"):
+        env.get_state()
+    with pytest.raises(gym.error.ResetNeeded, match=r"call reset\(\) before determinize\(\)"):
+        env.determinize(np.random.default_rng(0))
+    assert env.clone().state is None  # a clone of an env not yet reset is one too

@@ -3,14 +3,17 @@
 import json
 import os
 import pickle
+import re
 import subprocess
 import sys
 import warnings
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
+from gymnasium import spaces
 from helpers import random_legal, same
-from pettingzoo.test import api_test, parallel_api_test, seed_test
+from pettingzoo.test import api_test, max_cycles_test, parallel_api_test, seed_test
 
 from tabletop_gym.envs import splendor_v0
 from tabletop_gym.envs.core.errors import IllegalActionError
@@ -50,10 +53,7 @@ def test_pettingzoo_parallel_api_test(num_players):
     checked(parallel_api_test, splendor_v0.parallel_env(num_players=num_players), num_cycles=300)
 
 
-def test_max_cycles_test_does_not_apply_and_max_rounds_truncates_instead():
-    """pettingzoo.test.max_cycles_test samples unmasked actions for every agent, which in a game with
-    masked actions ends the game by an illegal move at once (PettingZoo's classic games do not run it).
-    Its property holds for max_rounds: after exactly that many rounds every agent is truncated."""
+def test_max_rounds_truncates_after_exactly_that_many_rounds():
     rng = np.random.default_rng(0)
     for num_players in PLAYERS:
         env = splendor_v0.env(num_players=num_players, max_rounds=4)
@@ -69,6 +69,92 @@ def test_max_cycles_test_does_not_apply_and_max_rounds_truncates_instead():
             env.step(random_legal(rng, obs["action_mask"]))
         assert set(main_actions.values()) == {4}
         assert env.unwrapped.describe()["result"] == "truncated"
+
+
+class LegalSamples(spaces.Discrete):
+    """The action space of an agent whose ``sample()`` is one of its legal actions (none: 0, ignored). PettingZoo's
+    ``max_cycles_test`` plays ``action_space(agent).sample()``, which in a game with masked actions would end the
+    game by an illegal move at once; with this space its random play is legal, as a masked game's is."""
+
+    def __init__(self, env, agent, seed):
+        super().__init__(rules.NUM_ACTIONS, seed=seed)
+        self.env, self.agent = env, agent
+
+    def sample(self, mask=None, probability=None):
+        return super().sample(mask=self.env.observe(self.agent)["action_mask"])
+
+
+def legal_sampling(env, seed):
+    """``env`` (AEC or parallel) with legal-sampling action spaces, its generator seeded with ``seed`` (the test
+    resets without a seed, which goes on from it)."""
+    raw = env.unwrapped
+    raw.action_spaces = {agent: LegalSamples(raw, agent, seed + k) for k, agent in enumerate(raw.possible_agents)}
+    env.reset(seed=seed)
+    return env
+
+
+@pytest.mark.parametrize("num_players", PLAYERS)
+def test_pettingzoo_max_cycles_test(num_players):
+    """PettingZoo's own test: ``parallel_env(max_cycles=4)`` ends after 4 of its steps, and in ``env(max_cycles=4)``
+    every agent takes 4 steps. Its count takes one decision per turn; a turn with token returns (further decisions
+    of the same agent) in the first cycles would break that count, which the seeded deals here do not have
+    (the next test holds max_cycles in every game)."""
+    module = SimpleNamespace(
+        env=lambda **kwargs: legal_sampling(splendor_v0.env(num_players=num_players, **kwargs), seed=num_players),
+        parallel_env=lambda **kwargs: legal_sampling(splendor_v0.parallel_env(num_players=num_players, **kwargs),
+                                                     seed=num_players))
+    checked(max_cycles_test, module)
+
+
+@pytest.mark.parametrize("make, steps_per_cycle", [(splendor_v0.env, None), (splendor_v0.raw_env, None),
+                                                   (splendor_v0.parallel_env, 1)])
+def test_max_cycles_truncates_after_that_many_cycles_of_agent_steps(make, steps_per_cycle):
+    """A cycle is one step of every agent (one step of the parallel view): the game is truncated after exactly
+    max_cycles cycles of steps, token returns and noble choices counted, unless it ended first."""
+    rng = np.random.default_rng(3)
+    lengths = set()
+    for game in range(24):
+        num_players, max_cycles = PLAYERS[game % 3], 1 + game % 8
+        env = make(num_players=num_players, max_cycles=max_cycles)
+        raw = env.unwrapped
+        raw.reset(seed=game)
+        limit = max_cycles * (steps_per_cycle or num_players)
+        steps, later = 0, []
+        while not (raw.terminations[raw.agent_selection] or raw.truncations[raw.agent_selection]):
+            if steps == limit // 2:  # the count goes with the saved state and with a clone
+                saved, twin = raw.get_state(), raw.clone()
+            action = random_legal(rng, raw.action_mask())
+            if steps >= limit // 2:
+                later.append(action)
+            raw.step(action)
+            steps += 1
+        assert steps == limit and all(raw.truncations.values()) and not any(raw.terminations.values())
+        assert raw.describe()["result"] == "truncated" and not raw.action_mask().any()
+        assert all(info["result"] == "truncated" and not info["won"] for info in raw.infos.values())
+        assert all(not raw.observe(agent)["action_mask"].any() for agent in raw.agents)
+        assert raw.rewards == dict.fromkeys(raw.agents, 0.0)
+        restored = make(num_players=num_players, max_cycles=max_cycles).unwrapped
+        restored.set_state(saved)
+        for other in (twin, restored):
+            for action in later:
+                assert not other.truncations[other.agent_selection]
+                other.step(action)
+            assert all(other.truncations.values()) and other.describe() == raw.describe()
+        lengths.add(steps)
+    assert len(lengths) > 5
+
+
+def test_max_cycles_leaves_a_shorter_game_alone_and_must_be_a_positive_integer():
+    env = splendor_v0.raw_env(max_cycles=1000)
+    env.reset(seed=0)
+    rng = np.random.default_rng(0)
+    while not (env.terminations[env.agent_selection] or env.truncations[env.agent_selection]):
+        env.step(random_legal(rng, env.action_mask()))
+    assert all(env.terminations.values()) and env.describe()["result"] == "finished"
+    for bad in (0, -1, 2.0, "4", True):
+        for make in (splendor_v0.env, splendor_v0.raw_env, splendor_v0.parallel_env):
+            with pytest.raises(ValueError, match=re.escape(f"max_cycles must be None or an integer >= 1, got {bad!r}")):
+                make(max_cycles=bad)
 
 
 def test_agents_spaces_and_metadata():
@@ -233,3 +319,129 @@ def test_render_ansi_and_human(capsys):
 def test_the_wrapper_stack_is_thin():
     env = splendor_v0.env()
     assert type(env).__name__ == "OrderEnforcingWrapper" and type(env.env) is splendor_v0.raw_env
+
+
+# ------------------------------------------------------------------ refused calls change nothing
+
+
+def snapshot(raw):
+    return raw.get_state(), raw.describe(), raw.np_random.bit_generator.state, raw.action_mask()
+
+
+def unchanged(raw, before) -> bool:
+    state, table, generator, mask = before
+    return (same(raw.get_state(), state) and raw.describe() == table and raw.np_random.bit_generator.state == generator
+            and np.array_equal(raw.action_mask(), mask))
+
+
+def bad_saved_states(raw):
+    """(description, saved, error type, message) for inputs set_state must refuse, made from ``raw``'s own."""
+    import gymnasium as gym
+
+    import tabletop_gym.envs  # noqa: F401  (registers the games)
+
+    good = raw.get_state()
+
+    def changed(**changes):
+        saved = {**good, "game": good["game"].copy()}
+        for key, value in changes.items():
+            if key.startswith("game."):
+                setattr(saved["game"], key[5:], value)
+            elif value is KeyError:
+                del saved[key]
+            else:
+                saved[key] = value
+        return saved
+
+    two = splendor_v0.raw_env(num_players=2)
+    two.reset(seed=0)
+    royal = gym.make("Tabletop/RoyalAssassin-v0").unwrapped
+    royal.reset(seed=0)
+    mt = np.random.Generator(np.random.MT19937(0)).bit_generator.state
+    return [
+        ("None", None, TypeError, "set_state takes the dict get_state() returns, got NoneType"),
+        ("a list", [good], TypeError, "set_state takes the dict get_state() returns, got list"),
+        ("{}", {}, ValueError, "set_state's dict lacks 'game' and 'rng'"),
+        ("no agents", changed(agents=KeyError), ValueError, "set_state's dict lacks the agents' bookkeeping 'agents'"),
+        ("no rng", changed(rng=KeyError), ValueError, "set_state's dict lacks 'rng'"),
+        ("another game", royal.get_state(), TypeError, "the saved 'game' must be a tabletop_gym.envs.splendor"),
+        ("two players", two.get_state(), ValueError, "the saved game has num_players=2, but this env was made "
+                                                     "with num_players=3"),
+        ("max_rounds", changed(**{"game.max_rounds": 50}), ValueError, "the saved game has max_rounds=50"),
+        ("a short bank", changed(**{"game.bank": np.zeros(5, np.int8)}), ValueError, "'bank' must be an array of "
+                                                                                     "shape (6,) and dtype int8"),
+        ("a float round", changed(**{"game.round": 2.5}), ValueError, "'round' must be an integer, got 2.5"),
+        ("seat 3 to play", changed(**{"game.current": 3}), ValueError, "has current=3; in a 3-player game it is 0-2"),
+        ("rng 'x'", changed(rng="x"), TypeError, "the saved 'rng' must be a PCG64 bit-generator state"),
+        ("rng MT19937", changed(rng=mt), ValueError, "the saved 'rng' must be a PCG64 bit-generator state, "
+                                                     "got one of 'MT19937'"),
+        ("unknown agent", changed(agents=["player_0", "player_7"]), ValueError, "saved['agents'] must be a list"),
+        ("rewards", changed(rewards={"player_0": 0.0}), ValueError, "saved['rewards'] must be a dict over the agents"),
+        ("selection", changed(agent_selection="player_9"), ValueError, "saved['agent_selection'] must be one of"),
+        ("out of turn", changed(agent_selection="player_2"), ValueError, "but the game is at player_1's decision"),
+        ("steps", changed(_steps=-1), ValueError, "saved['_steps'] must be an integer >= 0"),
+    ]
+
+
+def test_set_state_checks_the_whole_input_and_a_refused_one_changes_nothing():
+    raw = splendor_v0.raw_env(num_players=3)
+    raw.reset(seed=4)
+    raw.step(rules.ACTION_NAMES.index("take_WUG"))
+    before = snapshot(raw)
+    for description, saved, error, message in bad_saved_states(raw):
+        with pytest.raises(error, match=re.escape(message)):
+            raw.set_state(saved)
+        assert unchanged(raw, before), description
+        assert [raw.observe(agent)["observation"].shape for agent in raw.possible_agents] == [(493,)] * 3
+    fresh = splendor_v0.raw_env(num_players=3)
+    fresh.set_state(before[0])  # a good one goes into a fresh env too
+    assert fresh.describe() == raw.describe() and fresh.agent_selection == "player_1"
+
+
+def test_a_refused_reset_changes_nothing_not_even_the_generator_when_seeded():
+    raw = splendor_v0.raw_env(num_players=2)
+    raw.reset(seed=4)
+    raw.step(rules.ACTION_NAMES.index("take_WUG"))
+    twin = raw.clone()
+    before = snapshot(raw)
+    for kwargs, error, message in [
+        ({"seed": 7, "options": {"deck": {"tier1": [99]}}}, ValueError, "card 99 is not a tier-1 card"),
+        ({"options": {"deck": {"tier1": [99]}}}, ValueError, "card 99 is not a tier-1 card"),
+        ({"seed": 7, "options": "deck"}, TypeError, "options must be a dict of reset options (this game takes: "
+                                                    "deck), got 'deck'"),
+        ({"options": 5}, TypeError, "options must be a dict of reset options"),
+        ({"seed": "x"}, Exception, "Seed must be"),
+    ]:
+        with pytest.raises(error, match=re.escape(message)):
+            raw.reset(**kwargs)
+        assert unchanged(raw, before), kwargs
+    # The generator is where it was: the next unseeded deal is the one the clone taken before deals.
+    raw.reset()
+    twin.reset()
+    assert raw.describe() == twin.describe()
+
+
+def test_calls_before_reset_say_to_call_reset_first():
+    from gymnasium.error import ResetNeeded
+
+    raw = splendor_v0.raw_env()
+    for name, args in [("step", (0,)), ("observe", ("player_0",)), ("describe", ()), ("action_mask", ()),
+                       ("get_state", ()), ("legal_action_names", ()), ("determinize", (np.random.default_rng(0),))]:
+        with pytest.raises(ResetNeeded, match=re.escape(f"call reset() before {name}()")):
+            getattr(raw, name)(*args)
+    assert raw.render() is None and raw.state_ is None
+
+
+def test_unknown_agents_and_seats_are_named():
+    raw = splendor_v0.raw_env(num_players=2)
+    raw.reset(seed=0)
+    for call in (raw.observe, raw.action_mask, raw.observation_space, raw.action_space):
+        with pytest.raises(ValueError, match=re.escape("agent must be one of player_0, player_1, got 'player_2'")):
+            call("player_2")
+    for seat in (2, -1, "0", 1.0):
+        with pytest.raises(ValueError, match=re.escape(f"seat must be a seat 0-1 or None, got {seat!r}")):
+            raw.describe(seat)
+        with pytest.raises(ValueError, match=re.escape(f"seat must be a seat 0-1 or None, got {seat!r}")):
+            raw.determinize(np.random.default_rng(0), seat=seat)
+    with pytest.raises(TypeError, match="rng must be a numpy.random.Generator, got int"):
+        raw.determinize(0)

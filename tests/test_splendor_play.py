@@ -265,6 +265,58 @@ def test_determinize_keeps_the_observation_and_resamples_the_unseen(num_players)
     assert positions > 60 and changed > 0.9 * positions and blind_changed > 5
 
 
+def play_on(env, rng, full_check: bool = False) -> None:
+    """Random legal moves by the env's own masks until the game ends; the main invariants hold after every step
+    (all of them with ``full_check``), all of them at the end."""
+    states = [env.state_]
+    while not (env.terminations[env.agent_selection] or env.truncations[env.agent_selection]):
+        mask = env.action_mask()
+        assert np.array_equal(mask, rules.legal_mask(env.state_)), "the mask is the table's own"
+        env.step(random_legal(rng, mask))
+        states.append(env.state_)
+        if full_check:
+            check_invariants(env.state_)
+    trajectory_invariants(states)
+    check_invariants(env.state_)
+
+
+def test_determinized_for_another_seat_than_the_one_to_act_the_clone_has_its_own_tables_mask():
+    """The issue's case: four players, seed 9, random play, determinize(default_rng(0), seat=2). Seat 2 has not seen
+    the blind reservations of the player to act, so they are resampled, and what that player may buy changes
+    (the clone's mask once kept the old table's, and stepping it gave player_1 -2 gold and the bank 7)."""
+    env = splendor_v0.raw_env(num_players=4)
+    env.reset(seed=9)
+    rng = np.random.default_rng(0)
+    stale = 0
+    while not (env.terminations[env.agent_selection] or env.truncations[env.agent_selection]):
+        guess = env.determinize(np.random.default_rng(0), seat=2)
+        assert np.array_equal(guess.action_mask(), rules.legal_mask(guess.state_))
+        if not np.array_equal(env.action_mask(), guess.action_mask()):
+            stale += 1  # a table whose legal moves differ from the real one's: play it on
+            play_on(guess, np.random.default_rng(stale), full_check=True)
+        env.step(random_legal(rng, env.action_mask()))
+    assert stale >= 3, stale
+
+
+@pytest.mark.parametrize("num_players", [2, 3, 4])
+def test_every_determinized_clone_for_every_seat_plays_on_as_a_legal_game(num_players):
+    rng = np.random.default_rng(20 + num_players)
+    positions = blind = 0
+    for seed in range(40):
+        env = random_position(seed, num_players, rng, int(rng.integers(10, 100)))
+        if env.state_.phase == rules.OVER:
+            continue
+        positions += 1
+        blind += bool(env.state_.reserved_blind.any())
+        for seat in range(num_players):
+            guess = env.determinize(rng, seat=seat)
+            check_invariants(guess.state_)
+            assert np.array_equal(guess.action_mask(), rules.legal_mask(guess.state_))
+            assert np.array_equal(rules.observe(guess.state_, seat), rules.observe(env.state_, seat))
+            play_on(guess, rng, full_check=seed % 10 == 0)
+    assert positions > 30 and blind > 10, (positions, blind)
+
+
 def test_determinize_depends_only_on_what_the_seat_has_seen():
     """Two tables that differ only in the unseen give the same determinized table for the same generator,
     so a determinized deal cannot reveal the true order."""

@@ -206,6 +206,8 @@ def test_a_stack_takes_numpy_ids_and_tuples():
     ({"num_players": 1}, "num_players must be 2, 3 or 4, got 1"),
     ({"num_players": 5}, "num_players must be 2, 3 or 4, got 5"),
     ({"num_players": True}, "num_players must be 2, 3 or 4, got True"),
+    ({"num_players": 2.0}, "num_players must be 2, 3 or 4, got 2.0 (a float: it takes an integer)"),
+    ({"num_players": "2"}, "num_players must be 2, 3 or 4, got '2' (a str: it takes an integer)"),
     ({"max_rounds": 0}, "max_rounds must be an integer >= 1, got 0"),
     ({"max_rounds": 2.5}, "max_rounds must be an integer >= 1, got 2.5"),
     ({"illegal_action": "ignore"}, "illegal_action must be one of"),
@@ -215,6 +217,8 @@ def test_a_stack_takes_numpy_ids_and_tuples():
 def test_bad_env_options_are_rejected(kwargs, message):
     with pytest.raises(ValueError, match=re.escape(message)):
         splendor_v0.raw_env(**kwargs)
+    with pytest.raises(ValueError, match=re.escape(message)):
+        splendor_v0.env(**kwargs)
     with pytest.raises(ValueError, match=re.escape(message)), warnings.catch_warnings():
         warnings.simplefilter("ignore")  # gym.make warns about an unknown render mode before the env refuses it
         gym.make("Tabletop/Splendor-v0", **kwargs)

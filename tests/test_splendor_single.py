@@ -9,15 +9,17 @@ import warnings
 import gymnasium as gym
 import numpy as np
 import pytest
-from helpers import random_legal
+from helpers import random_legal, same
 
 from tabletop_gym.agents import make_agent
+from tabletop_gym.agents.search import SearchAgent
 from tabletop_gym.agents.splendor import GreedyAgent
 from tabletop_gym.benchmarks.cli import build_parser, cmd_play, main
 from tabletop_gym.benchmarks.evaluate import evaluate
 from tabletop_gym.envs import splendor_v0
 from tabletop_gym.envs.core.errors import IllegalActionError
 from tabletop_gym.envs.splendor import SplendorEnv, players, rules
+from tabletop_gym.envs.splendor.single import STAND_IN
 
 ENV_ID = "Tabletop/Splendor-v0"
 FIELDS = [name for name, _ in rules.OBSERVATION_FIELDS]
@@ -334,3 +336,206 @@ def test_the_throughput_benchmark_has_splendors_aec_rows_beside_texas_holdem():
     assert {"texas_holdem_v4.env()", "texas_holdem_v4.raw_env()", "splendor_v0.env()", "splendor_v0.raw_env()",
             "Tabletop/Splendor-v0 (random opponent)"} <= set(names)
     assert all(row.steps_per_second > 0 for row in rows) and "| splendor_v0.env() |" in markdown_table(rows)
+
+
+# ------------------------------------------------------------------ refused calls change nothing
+
+
+def snapshot(env):
+    return env.get_state(), env.describe(), env.seat, env.np_random.bit_generator.state, env.action_masks()
+
+
+def unchanged(env, before) -> bool:
+    state, table, seat, generator, mask = before
+    return (same(env.get_state(), state) and env.describe() == table and env.seat == seat
+            and env.np_random.bit_generator.state == generator and np.array_equal(env.action_masks(), mask))
+
+
+def test_set_state_refuses_a_bad_seat_or_another_player_count_and_changes_nothing():
+    env = make(num_players=2, opponent="random")
+    env.reset(seed=0)
+    good = env.get_state()
+    three = make(num_players=3, opponent="random")
+    three.reset(seed=0)
+    at_seat_1 = make(num_players=2, seat=1, opponent="random")
+    at_seat_1.reset(seed=0)
+    before = snapshot(env)
+    for saved, message in [
+        ({**good, "seat": 9}, "the saved 'seat' must be a seat 0-1, got 9"),
+        ({**good, "seat": "x"}, "the saved 'seat' must be a seat 0-1, got 'x'"),
+        ({**good, "seat": -1}, "the saved 'seat' must be a seat 0-1, got -1"),
+        ({**good, "seat": True}, "the saved 'seat' must be a seat 0-1, got True"),
+        ({"game": good["game"], "rng": good["rng"]}, "the saved state has no 'seat'"),
+        (three.get_state(), "the saved game has num_players=3, but this env was made with num_players=2"),
+        ({**at_seat_1.get_state(), "seat": 0}, "the saved game is at seat 1's decision, not the learner's (seat 0)"),
+    ]:
+        with pytest.raises(ValueError, match=re.escape(message)):
+            env.set_state(saved)
+        assert unchanged(env, before), message
+    env.reset(seed=1)  # and the env plays on
+    env.set_state(at_seat_1.get_state())  # a good seat is taken with the game
+    assert env.seat == 1 and env.describe() == at_seat_1.describe()
+    _, _, _, _, info = env.step(int(np.flatnonzero(env.action_masks())[0]))
+    assert env.state.current == 1 and info["opponent_moves"]
+
+
+def test_a_refused_reset_keeps_the_learners_random_seat_and_everything_else():
+    """The issue: with seat="random", reset(seed=0) seats the learner, a reset refused for a bad deck then moved it
+    (5 tries in 6)."""
+    env = make(num_players=4, seat="random", opponent="random")
+    seats = set()
+    for seed in range(6):
+        env.reset(seed=seed)
+        twin = env.clone()
+        before = snapshot(env)
+        seats.add(env.seat)
+        for kwargs in ({"options": {"deck": {"tier1": [99]}}}, {"seed": 5, "options": {"deck": {"tier1": [99]}}}):
+            with pytest.raises(ValueError, match="card 99 is not a tier-1 card"):
+                env.reset(**kwargs)
+            assert unchanged(env, before), kwargs
+        action = int(np.flatnonzero(env.action_masks())[0])
+        assert env.step(action)[4]["opponent_moves"] == twin.step(action)[4]["opponent_moves"]
+        assert env.describe() == twin.describe()
+    assert len(seats) > 1
+
+
+class Refuser:
+    """An opponent that plays random legal moves, and an illegal one at its ``bad``-th decision."""
+
+    def __init__(self, bad):
+        self.bad, self.calls = bad, 0
+        self.rng = np.random.default_rng(0)
+
+    def act(self, observation, action_mask):
+        self.calls += 1
+        if self.calls == self.bad:
+            return int(np.flatnonzero(action_mask == 0)[0])
+        return random_legal(self.rng, action_mask)
+
+
+def test_a_step_an_opponent_refuses_to_finish_changes_nothing():
+    """Seat 1 (random, from the env's generator) has moved when seat 2 plays an illegal move: the step raises, and
+    the game, the generator and the mask are as they were."""
+    refuser = Refuser(bad=2)
+    env = make(num_players=3, seat=0, opponent=["random", refuser])
+    _, info = env.reset(seed=2)
+    env.step(int(np.flatnonzero(info["action_mask"])[0]))
+    before = snapshot(env)
+    with pytest.raises(IllegalActionError, match="by the opponent at seat 2"):
+        env.step(int(np.flatnonzero(env.action_masks())[0]))
+    assert unchanged(env, before) and refuser.calls == 2
+
+
+# ------------------------------------------------------------------ opponents in the live game
+
+
+class Probe:
+    """An opponent attached to the env it plays in that checks, at every decision, that the env shows the very
+    table it is asked to move in, from its own seat; it plays the first legal action."""
+
+    def __init__(self):
+        self.env = None
+        self.checked = []
+
+    def attach(self, env):
+        self.env = env.unwrapped
+
+    def act(self, observation, action_mask):
+        env = self.env
+        seat = int(np.flatnonzero(observation[rules.OBS_CONTEXT + 10:rules.OBS_CONTEXT + 14])[0])
+        assert env.state is not None and env.state.current == seat and env.seat == seat
+        assert np.array_equal(rules.observe(env.state, seat), observation)
+        assert np.array_equal(env.action_masks(), action_mask.astype(bool))
+        assert env.describe() == rules.describe(env.state) and env.describe()["current"] == seat
+        assert env.clone().state.equals(env.state)
+        world = env.determinize(np.random.default_rng(len(self.checked)))
+        assert world.seat == seat and np.array_equal(rules.observe(world.state, seat), observation)
+        assert np.array_equal(world.action_masks(), action_mask.astype(bool))
+        self.checked.append((env.state.round, seat))
+        return int(np.flatnonzero(action_mask)[0])
+
+
+def test_an_opponent_sees_the_table_it_is_asked_to_move_in_during_reset_and_steps():
+    probe = Probe()
+    env = make(num_players=3, seat=2, opponent=[probe, probe])
+    assert probe.env is None
+    _, info = env.reset(seed=1)  # seats 0 and 1 play before the learner: during reset
+    assert probe.env is env and [seat for _, seat in probe.checked] == [0, 1]
+    assert env.seat == 2 and env.state.current == 2  # the learner's view again
+    rng = np.random.default_rng(0)
+    for _ in range(6):
+        _, _, terminated, truncated, info = env.step(random_legal(rng, info["action_mask"]))
+        assert env.seat == 2 and np.array_equal(env.action_masks(), info["action_mask"].astype(bool))
+    assert len(probe.checked) >= 12 and {seat for _, seat in probe.checked} == {0, 1}
+
+
+def test_in_the_futures_a_planner_simulates_the_others_are_played_without_asking_it():
+    """A world made while an opponent decides is that opponent's: its seat to learn, the learner's seat and any
+    planning opponent played by the greedy player; the env's own learner view and opponents stay as they were."""
+    probe = Probe()
+    env = make(num_players=3, seat=0, opponent=[probe, "random"])
+    worlds = []
+    original = probe.act
+
+    def act(observation, action_mask):
+        worlds.append(env.determinize(np.random.default_rng(0)))
+        return original(observation, action_mask)
+
+    probe.act = act
+    env.reset(seed=3)
+    env.step(int(np.flatnonzero(env.action_masks())[0]))
+    world = worlds[0]
+    assert world.seat == 1 and world._players == [STAND_IN, None, "random"]
+    assert env.seat == 0 and env._players == [None, probe, "random"] and env.opponents == [probe, "random"]
+    assert env.clone().opponents == [STAND_IN, "random"]
+    _, _, _, _, info = world.step(int(np.flatnonzero(world.action_masks())[0]))
+    assert world.state.current == 1 and [seat for seat, _ in info["opponent_moves"]] == [2, 0]
+
+
+def test_the_search_agent_plays_as_an_opponent_also_against_search():
+    opponent = make_agent("search", "splendor", seed=1)
+    opponent.simulations, opponent.max_rollout_steps = 2, 12  # small: this is about who plans on what
+    env = gym.make(ENV_ID, num_players=2, seat=1, opponent=opponent)
+    opponent.attach(env)  # as a user would; the env attaches its planning opponents at reset too
+    learner = SearchAgent(simulations=2, rollout=GreedyAgent(), seed=2, max_rollout_steps=12)
+    learner.attach(env)
+    obs, info = env.reset(seed=0)
+    assert info["opponent_moves"] and opponent.env is env.unwrapped
+    for _ in range(2):
+        obs, _, terminated, truncated, info = env.step(learner.act(obs, info["action_mask"]))
+        assert [seat for seat, _ in info["opponent_moves"]][:1] == [0] and not (terminated or truncated)
+    assert env.unwrapped.seat == 1
+
+
+# ------------------------------------------------------------------ the reward modes
+
+
+def test_the_reward_modes_pay_the_same_games_as_their_conventions_say():
+    """The same games (same seeds, same actions) in the three modes: "win" +1 for a win and -1 otherwise,
+    "win_only" 1 for a win and 0 otherwise, "score" the learner's points; 0 on truncation in all."""
+    seen = set()
+    for seed in range(40):
+        rewards = {}
+        for mode in ("win", "win_only", "score"):
+            env = make(opponent="random", reward=mode, max_rounds=40)
+            _, info = env.reset(seed=seed)
+            rng = np.random.default_rng(seed)
+            forfeit = seed % 10 == 0  # now and then the learner's illegal move ends the game
+            if forfeit:
+                _, reward, terminated, truncated, info = env.step(int(np.flatnonzero(info["action_mask"] == 0)[0]))
+            else:
+                reward, terminated, truncated, info = play_out(env, info, rng)
+            rewards[mode] = reward
+        won = info["won"]
+        if truncated:
+            assert rewards == {"win": 0.0, "win_only": 0.0, "score": 0.0}
+        else:
+            assert rewards["win"] == (1.0 if won else -1.0) and rewards["win_only"] == (1.0 if won else 0.0)
+            assert rewards["score"] == float(info["score"])
+        seen.add((truncated, forfeit, won))
+    assert {(True, False, False), (False, False, True), (False, False, False), (False, True, False)} <= seen
+
+
+def test_a_bad_reward_mode_lists_the_three():
+    with pytest.raises(ValueError, match=re.escape("reward must be one of 'win', 'win_only', 'score', got 'lose'")):
+        gym.make(ENV_ID, reward="lose")

@@ -6,13 +6,16 @@ every step, through autoresets, with and without forced moves played, in both re
 """
 
 import copy
+import pickle
 
 import gymnasium as gym
 import numpy as np
 import pytest
-from helpers import SideBySide, random_actions
+from gymnasium.vector import AutoresetMode
+from helpers import AUTORESET_MODES, SideBySide, random_actions
 
-from tabletop_gym.envs import GAMES, VECTOR_ENTRY_POINTS, IllegalActionError
+from tabletop_gym.agents.base import RandomAgent
+from tabletop_gym.envs import GAMES, VECTOR_ENTRY_POINTS, EpisodeOverError, IllegalActionError
 from tabletop_gym.envs.core.vector import TabletopVectorEnv
 
 VECTOR_GAMES = list(VECTOR_ENTRY_POINTS)
@@ -37,7 +40,7 @@ def test_make_vec_returns_the_native_vector_env(game):
     assert vector.single_observation_space == single.observation_space
     assert vector.single_action_space == single.action_space
     assert vector.observation_space.shape == (3, *single.observation_space.shape)
-    assert vector.metadata["autoreset_mode"] == gym.vector.AutoresetMode.NEXT_STEP
+    assert vector.metadata["autoreset_mode"] == vector.autoreset_mode == AutoresetMode.NEXT_STEP
     observations, infos = vector.reset(seed=0)
     assert observations in vector.observation_space
     assert infos["action_mask"].shape == (3, single.action_space.n)
@@ -46,13 +49,36 @@ def test_make_vec_returns_the_native_vector_env(game):
 
 @pytest.mark.parametrize("game", VECTOR_GAMES)
 @pytest.mark.parametrize("seed", [0, 1000])
-def test_vector_env_plays_the_single_envs_games(game, seed):
-    assert play_side_by_side(game, num_envs=24, steps=150, seed=seed) > 24
+@pytest.mark.parametrize("autoreset_mode", AUTORESET_MODES)
+def test_vector_env_plays_the_single_envs_games(game, seed, autoreset_mode):
+    assert play_side_by_side(game, num_envs=24, steps=150, seed=seed, autoreset_mode=autoreset_mode) > 24
 
 
 @pytest.mark.parametrize("game", VECTOR_GAMES)
-def test_vector_env_plays_the_single_envs_games_move_by_move_and_for_score(game):
-    assert play_side_by_side(game, num_envs=12, steps=150, seed=7, skip_forced=False, reward="score") > 0
+@pytest.mark.parametrize("autoreset_mode", AUTORESET_MODES)
+def test_vector_env_plays_the_single_envs_games_move_by_move_and_for_score(game, autoreset_mode):
+    assert play_side_by_side(game, num_envs=12, steps=150, seed=7, skip_forced=False, reward="score",
+                             autoreset_mode=autoreset_mode) > 0
+
+
+@pytest.mark.parametrize("game", VECTOR_GAMES)
+@pytest.mark.parametrize("autoreset_mode", AUTORESET_MODES)
+def test_illegal_and_non_integer_actions_lose_their_own_games_in_every_mode(game, autoreset_mode):
+    """One action that names no action (a float that is not whole, a string, out of range) forfeits its own game
+    only: the other games take their actions as the single envs do."""
+    both = SideBySide(env_id(game), 6, 11, autoreset_mode=autoreset_mode)
+    rng = np.random.default_rng(3)
+    forfeits = 0
+    for step in range(60):
+        actions = random_actions(rng, both.masks)
+        singles = actions.astype(object)
+        if step % 5 == 2:
+            singles[step % 6] = ["x", None, -1, 10**6, True, "3"][step % 6] if step % 10 == 2 else 2.5
+            # An array of objects, or of floats (whole ones are actions to the vector env).
+            actions = singles if step % 10 == 2 else singles.astype(np.float64)
+        ended = both.step(actions, single_actions=singles)
+        forfeits += sum(info.get("illegal_action", False) for _, info in ended)
+    assert forfeits >= 8
 
 
 @pytest.mark.parametrize("game", VECTOR_GAMES)
@@ -75,7 +101,7 @@ def test_illegal_actions_raise_and_change_nothing_or_lose_that_game(game):
     single.reset(seed=3 + 2)
     loss = single.step(bad)[1]  # 0 in the solitaires, -1 in Splendor (PettingZoo's convention)
     assert rewards[2] == loss and not infos["won"][2]
-    assert not infos["action_mask"][2].any()
+    assert infos["action_mask"][2].all()  # a finished game's row takes any action: it is ignored
 
 
 @pytest.mark.parametrize("game", VECTOR_GAMES)
@@ -208,3 +234,171 @@ def test_splendors_view_cannot_be_loaded_from_single_states():
     cls = type(gym.make_vec(env_id("splendor"), num_envs=1, vectorization_mode="vector_entry_point").unwrapped)
     with pytest.raises(NotImplementedError, match="seats and opponents"):
         cls.like(single, 2)
+
+
+# ------------------------------------------------------------------ autoreset modes, infos, finished rows
+
+@pytest.mark.parametrize("game", VECTOR_GAMES)
+def test_same_step_autoreset_gives_the_final_observation_and_info_as_gymnasiums_sync_vector_env(game):
+    """Gymnasium's own SyncVectorEnv over single envs, in SAME_STEP mode, beside the native env in that mode: the
+    same observations, rewards, ends, masks, and final_obs / final_info (the result by name there, by code here)."""
+    options = {"max_rounds": 3, "opponent": "random"} if game == "splendor" else {}
+    native = gym.make_vec(env_id(game), num_envs=4, autoreset_mode="SameStep", **options)
+    sync = gym.vector.SyncVectorEnv([lambda: gym.make(env_id(game), **options) for _ in range(4)],
+                                    autoreset_mode=AutoresetMode.SAME_STEP)
+    assert native.autoreset_mode == native.metadata["autoreset_mode"] == AutoresetMode.SAME_STEP
+    ours, infos = native.reset(seed=2)
+    theirs, sync_infos = sync.reset(seed=2)
+    rng = np.random.default_rng(0)
+    endings = 0
+    for _ in range(120):
+        assert np.array_equal(ours, theirs)
+        assert np.array_equal(infos["action_mask"], sync_infos["action_mask"])
+        actions = random_actions(rng, infos["action_mask"])
+        ours, rewards, terminated, truncated, infos = native.step(actions)
+        theirs, sync_rewards, sync_terminated, sync_truncated, sync_infos = sync.step(actions)
+        assert np.array_equal(rewards, sync_rewards)
+        assert np.array_equal(terminated, sync_terminated) and np.array_equal(truncated, sync_truncated)
+        ended = terminated | truncated
+        assert np.array_equal(infos["_final_obs"], ended) and np.array_equal(infos["_final_info"], ended)
+        if not ended.any():
+            assert "final_obs" not in sync_infos and all(o is None for o in infos["final_obs"])
+            continue
+        endings += ended.sum()
+        assert np.array_equal(sync_infos["_final_obs"], ended)
+        final, sync_final = infos["final_info"], sync_infos["final_info"]
+        for i in np.flatnonzero(ended):
+            assert np.array_equal(infos["final_obs"][i], sync_infos["final_obs"][i])
+            single = {key: values[i] for key, values in sync_final.items()
+                      if not key.startswith("_") and sync_final["_" + key][i] and key not in native.info_keys_left_out}
+            mine = native.info_of(final, i)
+            assert np.array_equal(mine.pop("action_mask"), single.pop("action_mask"))
+            assert mine == {key: value.tolist() if hasattr(value, "tolist") else value for key, value in single.items()}
+    assert endings >= 4
+
+
+@pytest.mark.parametrize("game", VECTOR_GAMES)
+def test_disabled_autoreset_waits_for_a_reset_mask_and_refuses_to_step_a_finished_game(game):
+    vector = gym.make_vec(env_id(game), num_envs=3, autoreset_mode=AutoresetMode.DISABLED)
+    _, infos = vector.reset(seed=4)
+    actions = random_actions(np.random.default_rng(0), infos["action_mask"])
+    actions[1] = int(np.flatnonzero(~infos["action_mask"][1].astype(bool))[0])  # game 1 forfeits
+    _, _, terminated, _, infos = vector.step(actions)
+    assert terminated[1] and infos["action_mask"][1].all() and vector.action_masks()[1].all()
+    before = [vector.take(i) for i in range(3)]
+    with pytest.raises(EpisodeOverError, match=r"\[1\].*reset_mask"):
+        vector.step(random_actions(np.random.default_rng(1), infos["action_mask"]))
+    assert all(vector.take(i).equals(before[i]) for i in range(3))
+    _, infos = vector.reset(options={"reset_mask": np.array([False, True, False])})
+    single = gym.make(env_id(game)).unwrapped
+    single.reset(seed=5)
+    single.reset()  # game 1's second deal, from its own generator
+    assert vector.take(1).equals(single.state) and np.array_equal(infos["action_mask"][1], single.action_masks())
+    vector.step(random_actions(np.random.default_rng(1), infos["action_mask"]))
+
+
+@pytest.mark.parametrize("game", VECTOR_GAMES)
+def test_autoreset_mode_is_an_option_with_a_clear_error(game):
+    for mode in ("SameStep", "SAME_STEP", AutoresetMode.SAME_STEP):
+        assert gym.make_vec(env_id(game), num_envs=2, autoreset_mode=mode).autoreset_mode == AutoresetMode.SAME_STEP
+    assert gym.make_vec(env_id(game), num_envs=2).metadata["autoreset_mode"] == AutoresetMode.NEXT_STEP
+    with pytest.raises(ValueError, match="autoreset_mode must be one of 'NextStep', 'SameStep', 'Disabled'"):
+        gym.make_vec(env_id(game), num_envs=2, autoreset_mode="sometimes")
+    # One env's mode is not every env's: the metadata is its own.
+    assert type(gym.make_vec(env_id(game), num_envs=2).unwrapped).metadata["autoreset_mode"] == AutoresetMode.NEXT_STEP
+
+
+@pytest.mark.parametrize("game", VECTOR_GAMES)
+@pytest.mark.parametrize("autoreset_mode", AUTORESET_MODES)
+def test_infos_are_numeric_with_one_set_of_keys_and_the_result_a_published_code(game, autoreset_mode):
+    options = {"max_rounds": 2} if game == "splendor" else {}
+    vector = gym.make_vec(env_id(game), num_envs=8, autoreset_mode=autoreset_mode, **options)
+    _, infos = vector.reset(seed=0)
+    keys = set(infos)
+    assert {"action_mask", "won", "score", "result", "illegal_action"} <= keys
+    assert all(key.startswith("_") or "_" + key in keys for key in keys)
+    rng = np.random.default_rng(0)
+    results = set()
+    for _ in range(80):
+        _, _, terminated, truncated, infos = vector.step(random_actions(rng, infos["action_mask"]))
+        assert set(infos) == keys
+        ends = infos["final_info"] if autoreset_mode == AutoresetMode.SAME_STEP else infos
+        for key, values in ends.items():
+            assert values.dtype != object and values.shape[0] == 8, key
+        assert np.array_equal(ends["_result"], terminated | truncated)
+        results |= {vector.RESULT_NAMES[code] for code in ends["result"][ends["_result"]]}
+        if autoreset_mode == AutoresetMode.DISABLED and (terminated | truncated).any():
+            _, infos = vector.reset(options={"reset_mask": terminated | truncated})
+            assert set(infos) == keys
+    assert results and results <= set(vector.RESULT_NAMES) and "playing" not in results
+
+
+@pytest.mark.parametrize("game", VECTOR_GAMES)
+def test_a_random_agent_plays_every_row_through_autoresets(game):
+    """A finished game's row carries an all-ones mask (its action is ignored), so a masked sampler never meets a
+    row with nothing to choose (the random agent refuses such a row)."""
+    vector = gym.make_vec(env_id(game), num_envs=6)
+    observations, infos = vector.reset(seed=1)
+    agent = RandomAgent(seed=0)
+    finished = 0
+    for _ in range(150):
+        masks = infos["action_mask"].astype(bool)
+        assert masks.any(axis=1).all()
+        observations, _, terminated, truncated, infos = vector.step(agent.act_batch(observations, masks))
+        finished += (terminated | truncated).sum()
+        assert infos["action_mask"][terminated | truncated].all()
+    assert finished >= 3
+
+
+@pytest.mark.parametrize("game", VECTOR_GAMES)
+def test_a_vector_env_refused_by_its_constructor_closes_cleanly(game):
+    """Gymnasium's VectorEnv.__del__ (1.1) closes the env: one whose constructor refused its options has no dealer."""
+    cls = type(gym.make_vec(env_id(game), num_envs=1).unwrapped)
+    vector = cls.__new__(cls)
+    with pytest.raises(ValueError, match="reward"):
+        vector.__init__(2, reward="points")
+    vector.close()
+    assert vector.closed
+
+
+@pytest.mark.parametrize("game", VECTOR_GAMES)
+def test_the_vector_env_pickles_mid_game(game):
+    vector = gym.make_vec(env_id(game), num_envs=3, autoreset_mode="SameStep")
+    _, infos = vector.reset(seed=8)
+    vector.step(random_actions(np.random.default_rng(0), infos["action_mask"]))
+    other = pickle.loads(pickle.dumps(vector))
+    actions = random_actions(np.random.default_rng(1), vector.action_masks())
+    mine, theirs = vector.step(actions), other.step(actions)
+    assert all(np.array_equal(a, b) for a, b in zip(mine[:4], theirs[:4]))
+    assert all(vector.take(i).equals(other.take(i)) for i in range(3))
+
+
+@pytest.mark.parametrize("game", VECTOR_GAMES)
+def test_the_stable_baselines3_adapter_plays_the_same_games_in_every_autoreset_mode(game):
+    """Its infos are the single env's (the result by name), with the terminal observation, whichever mode the env
+    resets in: the games and their ends agree step by step."""
+    from tabletop_gym.agents.sb3_vector import SB3VectorEnv
+
+    adapters = [SB3VectorEnv(gym.make_vec(env_id(game), num_envs=4, autoreset_mode=mode)) for mode in AUTORESET_MODES]
+    for adapter in adapters:
+        adapter.seed(6)
+    observations = [adapter.reset() for adapter in adapters]
+    rng = np.random.default_rng(0)
+    ends = 0
+    for _ in range(60):
+        actions = random_actions(rng, adapters[0].action_masks())
+        results = [adapter.step(actions) for adapter in adapters]
+        first, *others = results
+        for other in others:
+            assert np.array_equal(first[0], other[0]) and np.array_equal(first[1], other[1])
+            assert np.array_equal(first[2], other[2])
+            for mine, theirs in zip(first[3], other[3]):
+                assert mine.keys() == theirs.keys()
+                assert all(np.array_equal(mine[k], theirs[k]) for k in mine)
+        for done, record in zip(first[2], first[3]):
+            assert done == ("terminal_observation" in record)
+            if done:
+                assert isinstance(record["result"], str) and {"won", "score"} <= set(record)
+                ends += 1
+        assert all(np.array_equal(adapters[0].action_masks(), adapter.action_masks()) for adapter in adapters)
+    assert ends >= 2

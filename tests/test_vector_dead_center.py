@@ -235,8 +235,9 @@ def test_illegal_actions_raise_and_change_nothing_or_lose_that_game():
     vector = DeadCenterVectorEnv(num_envs=4)
     vector.reset(seed=3)
     _, rewards, terminated, _, infos = vector.step(actions)
-    assert terminated.tolist() == [False, False, True, False] and infos["result"][2] == "forfeited"
-    assert rewards[2] == 0 and not infos["action_mask"][2].any()
+    assert terminated.tolist() == [False, False, True, False]
+    assert vector.RESULT_NAMES[infos["result"][2]] == "forfeited" and vector.info_of(infos, 2)["result"] == "forfeited"
+    assert rewards[2] == 0 and infos["action_mask"][2].all()  # a finished game's row: any action, ignored
 
 
 def test_reset_mask_deals_new_games_only_where_asked():
@@ -248,3 +249,22 @@ def test_reset_mask_deals_new_games_only_where_asked():
     assert vector.take(0).equals(kept[0]) and vector.take(2).equals(kept[2])
     single = gym.make(ENV_ID, jokers=0).unwrapped
     assert np.array_equal(fresh[1], single.reset(seed=51)[0]) and vector.take(1).equals(single.state)
+
+
+@pytest.mark.parametrize("lookahead", [True, False])
+def test_the_heuristic_chooses_for_every_row_through_autoresets(lookahead):
+    """A finished game's row offers every action (all ignored at the autoreset step): the heuristic's act_batch
+    and act take it, on the game-over observation, without judging the table."""
+    agent = DeadCenterHeuristic(lookahead=lookahead)
+    vector = DeadCenterVectorEnv(num_envs=4)
+    observations, infos = vector.reset(seed=2)
+    finished = 0
+    for _ in range(120 if lookahead else 300):
+        masks = infos["action_mask"].astype(bool)
+        actions = agent.act_batch(observations, masks)
+        assert masks[np.arange(4), actions].all()
+        observations, _, terminated, truncated, infos = vector.step(actions)
+        for i in np.flatnonzero(terminated):
+            assert agent.act(observations[i], infos["action_mask"][i]) == 0
+        finished += terminated.sum()
+    assert finished >= 2

@@ -149,6 +149,11 @@ def test_a_list_of_opponents_for_score_move_by_move(counts):
     assert counts["result_finished"] and counts["token_return"]
 
 
+def test_the_win_only_reward_pays_as_the_single_view(counts):
+    play_side_by_side(32, 100, 13, counts, num_players=2, opponent="greedy", seat="random", reward="win_only")
+    assert counts["result_finished"]
+
+
 # ------------------------------------------------------------------ stacked decks
 
 @pytest.mark.parametrize("num_players", [2, 3, 4])
@@ -289,21 +294,29 @@ def test_an_agent_opponent_is_refused_with_a_pointer_to_sync_vector_env():
             gym.make_vec(ENV_ID, num_envs=2, **kwargs)
 
 
-def test_the_end_infos_hold_the_outcome_and_lists_only_where_a_game_ended():
+def test_the_end_infos_are_numeric_and_hold_the_outcome_only_where_a_game_ended():
     vector = gym.make_vec(ENV_ID, num_envs=6, max_rounds=2, opponent="random", num_players=3)
     infos = vector.reset(seed=0)[1]
+    keys = set(infos)
     rng = np.random.default_rng(0)
     truncated = np.zeros(6, dtype=bool)
     while not truncated.any():
         _, rewards, terminated, truncated, infos = vector.step(random_actions(rng, infos["action_mask"]))
+        assert set(infos) == keys and all(values.dtype != object for values in infos.values())
     ended = terminated | truncated
     assert infos["_result"].tolist() == ended.tolist() and "opponent_moves" not in infos
-    assert set(infos["result"][truncated]) == {"truncated"} and not rewards[truncated].any()
+    assert infos["points"].shape == infos["winners"].shape == (6, 3) and infos["winners"].dtype == bool
+    assert {vector.RESULT_NAMES[code] for code in infos["result"][truncated]} == {"truncated"}
+    assert not rewards[truncated].any()
     for i in range(6):
         if ended[i]:
-            assert len(infos["points"][i]) == 3 and infos["score"][i] == infos["points"][i][vector.seats[i]]
+            info = vector.info_of(infos, i)
+            assert len(info["points"]) == 3 and info["score"] == info["points"][vector.seats[i]]
+            assert info["winners"] == np.flatnonzero(infos["winners"][i]).tolist()
+            assert info["won"] == (vector.seats[i] in info["winners"])
         else:
-            assert infos["points"][i] is None and infos["winners"][i] is None
+            assert not infos["points"][i].any() and not infos["winners"][i].any()
+            assert vector.info_of(infos, i).keys() == {"action_mask"}
 
 
 # ------------------------------------------------------------------ the batched rules, table by table

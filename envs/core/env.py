@@ -23,14 +23,68 @@ import numpy as np
 from gymnasium import spaces
 
 from .errors import EpisodeOverError, IllegalActionError
+from .state import check_saved_game
 
 REWARDS = ("win", "score")
 ILLEGAL_ACTION_MODES = ("terminate", "raise")
+_MISSING = object()
 
 
 def check_choice(name: str, value, choices) -> None:
     if value not in choices:
         raise ValueError(f"{name} must be one of {', '.join(map(repr, choices))}, got {value!r}")
+
+
+def check_reset_options(options, known) -> dict:
+    """The reset options as a new dict: None or a dict of the options ``known`` names, else a clear error."""
+    if options is None:
+        return {}
+    if not isinstance(options, dict):
+        raise TypeError(f"options must be a dict of reset options (this game takes: {', '.join(known)}), "
+                        f"got {options!r}")
+    unknown = sorted(set(options) - set(known), key=repr)
+    if unknown:
+        raise ValueError(f"unknown reset option(s) {', '.join(map(repr, unknown))}; "
+                         f"this game takes: {', '.join(known)}")
+    return dict(options)
+
+
+def check_generator_state(saved, generator) -> None:
+    """``saved`` must be a bit-generator state the type of ``generator`` (a ``np.random.Generator``, or None for
+    Gymnasium's default, PCG64) accepts: tried on a throwaway bit generator, so nothing is changed."""
+    kind = type(generator.bit_generator) if generator is not None else np.random.PCG64
+    if not isinstance(saved, dict):
+        raise TypeError(f"the saved 'rng' must be a {kind.__name__} bit-generator state (a dict, as "
+                        f"np_random.bit_generator.state gives), got {type(saved).__name__}")
+    if saved.get("bit_generator") != kind.__name__:
+        raise ValueError(f"the saved 'rng' must be a {kind.__name__} bit-generator state, "
+                         f"got one of {saved.get('bit_generator')!r}")
+    try:
+        kind().state = copy.deepcopy(saved)
+    except (TypeError, ValueError, KeyError) as error:
+        raise ValueError(f"the saved 'rng' is not a valid {kind.__name__} state: {error}") from None
+
+
+def remember(owner, names) -> dict:
+    """What ``names`` hold on ``owner``, to be put back by ``put_back`` if a call fails half-way. Attributes are
+    kept by reference (a call that changes them replaces them), generators with their state too (drawing from
+    one changes it in place)."""
+    kept = {}
+    for name in names:
+        value = getattr(owner, name, _MISSING)
+        state = value.bit_generator.state if isinstance(value, np.random.Generator) else None
+        kept[name] = (value, state)
+    return kept
+
+
+def put_back(owner, kept: dict) -> None:
+    for name, (value, state) in kept.items():
+        if value is _MISSING:
+            owner.__dict__.pop(name, None)
+            continue
+        if state is not None:
+            value.bit_generator.state = state
+        setattr(owner, name, value)
 
 
 def need_pillow(render_mode) -> None:
@@ -56,6 +110,10 @@ class TabletopEnv(gym.Env):
     render_text: staticmethod
     draw_picture: staticmethod
     reset_options: tuple[str, ...] = ("deck",)
+    # What reset may change, put back as it was when reset raises (a refused deck or option changes nothing).
+    _reset_keeps: tuple[str, ...] = ("state", "_mask", "_np_random", "_np_random_seed")
+    # State fields this env's own options fix (Dead Center's jokers): a saved game must hold the env's values.
+    _option_fields: tuple[str, ...] = ()
 
     def __init__(self, render_mode=None, *, skip_forced=True, reward="win", illegal_action="terminate"):
         check_choice("render_mode", render_mode, [None, *self.metadata["render_modes"]])
@@ -81,6 +139,16 @@ class TabletopEnv(gym.Env):
         """The first state of an episode, from ``self.np_random`` and the reset options."""
         raise NotImplementedError
 
+    def _fresh_state(self):
+        """A new game of this env as its options make it, dealt from a throwaway generator: what a saved game is
+        checked against (its fields, their types and shapes). The env's own generator is left untouched."""
+        own = self._np_random
+        self._np_random = np.random.default_rng(0)
+        try:
+            return self._new_state({})
+        finally:
+            self._np_random = own
+
     def _is_truncated(self, state) -> bool:
         check = getattr(self.rules, "is_truncated", None)
         return check is not None and bool(check(state))
@@ -88,15 +156,16 @@ class TabletopEnv(gym.Env):
     # ------------------------------------------------------------ Gymnasium API
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
-        super().reset(seed=seed)
-        options = dict(options or {})
-        unknown = sorted(set(options) - set(self.reset_options))
-        if unknown:
-            raise ValueError(f"unknown reset option(s) {', '.join(map(repr, unknown))}; "
-                             f"this game takes: {', '.join(self.reset_options)}")
-        self.state = self._new_state(options)
-        self._mask = self.rules.legal_mask(self.state)
-        info = self._info()
+        options = check_reset_options(options, self.reset_options)
+        kept = remember(self, self._reset_keeps)
+        try:
+            super().reset(seed=seed)
+            self.state = self._new_state(options)
+            self._mask = self.rules.legal_mask(self.state)
+            info = self._info()
+        except BaseException:
+            put_back(self, kept)  # a refused reset changes nothing: not the game, not the generator
+            raise
         if self.render_mode == "human":
             self.render()
         return self.rules.observe(self.state), info
@@ -182,6 +251,8 @@ class TabletopEnv(gym.Env):
         return self._mask.copy()
 
     def legal_action_names(self) -> list[str]:
+        if self._mask is None:
+            raise gym.error.ResetNeeded("call reset() before legal_action_names()")
         return [self.action_names[i] for i in np.flatnonzero(self._mask)]
 
     def describe(self) -> dict:
@@ -210,6 +281,10 @@ class TabletopEnv(gym.Env):
         Search agents plan on such clones: they agree with every observation so far, so a plan
         cannot use hidden information.
         """
+        if self.state is None:
+            raise gym.error.ResetNeeded("call reset() before determinize()")
+        if not isinstance(rng, np.random.Generator):
+            raise TypeError(f"rng must be a numpy Generator (np.random.default_rng(seed)), got {rng!r}")
         other = self.clone()
         other.render_mode = None  # a simulated future is not shown
         other.state = self.rules.determinize(self.state, rng)
@@ -219,9 +294,31 @@ class TabletopEnv(gym.Env):
 
     def get_state(self) -> dict:
         """The full state (hidden parts included) and the random generator's state."""
+        if self.state is None:
+            raise gym.error.ResetNeeded("call reset() before get_state()")
         return {"game": self.state.copy(), "rng": copy.deepcopy(self.np_random.bit_generator.state)}
 
     def set_state(self, saved: dict) -> None:
-        self.state = saved["game"].copy()
+        """Go on from ``saved`` (what ``get_state()`` returned, here or in another env of this game and options).
+        The whole input is checked first, and a bad one is refused with the env left as it was."""
+        self._check_saved(saved)
+        game = saved["game"].copy()
+        mask = self.rules.legal_mask(game)  # may still refuse a game whose values make no sense, before any change
+        self.state, self._mask = game, mask
         self.np_random.bit_generator.state = copy.deepcopy(saved["rng"])
-        self._mask = self.rules.legal_mask(self.state)
+
+    def _check_saved(self, saved) -> None:
+        """Raise a TypeError or ValueError naming what is wrong if ``saved`` is not a state of this env: a dict
+        with ``game`` (this game's State, every field of the type, shape and dtype a new game of this env has,
+        and the values this env's options fix) and ``rng`` (a state of this env's kind of bit generator)."""
+        if not isinstance(saved, dict):
+            raise TypeError(f"set_state takes what get_state() returns, a dict with 'game' and 'rng', "
+                            f"got {type(saved).__name__}")
+        missing = [key for key in ("game", "rng") if key not in saved]
+        if missing:
+            raise ValueError(f"the saved state has no {' and no '.join(map(repr, missing))}: set_state takes what "
+                             "get_state() returns, a dict with 'game' and 'rng'")
+        if getattr(self, "_saved_template", None) is None:
+            self._saved_template = self._fresh_state()  # the same for every game of this env: dealt once
+        check_saved_game(saved["game"], self._saved_template, self._option_fields)
+        check_generator_state(saved["rng"], self._np_random)

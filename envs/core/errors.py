@@ -1,4 +1,8 @@
-"""Errors every game raises the same way."""
+"""Errors every game raises the same way.
+
+Each survives a pickle round trip with its message and attributes (``__reduce__`` gives its own arguments back),
+so that it crosses process pools, Ray tasks and Gymnasium's async vector env as itself.
+"""
 
 
 class IllegalActionError(ValueError):
@@ -8,6 +12,10 @@ class IllegalActionError(ValueError):
         self.action = action
         self.legal_names = list(legal_names)
         super().__init__(f"illegal action {action}; legal now: {', '.join(self.legal_names) or 'none'}")
+
+    def __reduce__(self):
+        # Exception's own reduce calls the class with ``args`` (the one message), which __init__ cannot take.
+        return type(self), (self.action, self.legal_names), self.__dict__
 
 
 class EpisodeOverError(RuntimeError):

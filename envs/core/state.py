@@ -4,6 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 
+_KINDS = (  # what a scalar field may hold, by the kind of its value in a new game
+    ((bool, np.bool_), (bool, np.bool_), "True or False"),
+    ((int, np.integer), (int, np.integer), "an integer"),
+    ((float, np.floating), (int, float, np.integer, np.floating), "a number"),
+)
+
 
 class ArrayState:
     """A game state whose fields are ints, bools and numpy arrays.
@@ -37,3 +43,43 @@ class ArrayState:
     def __repr__(self):
         fields = ", ".join(f"{k}={v!r}" for k, v in vars(self).items())
         return f"{type(self).__name__}({fields})"
+
+
+def check_saved_game(game, template: ArrayState, option_fields=()) -> None:
+    """Raise a TypeError or ValueError naming what is wrong unless ``game`` is a state of the same game as
+    ``template`` (a new game of the env it is meant for): the same class, the same fields, each array of the same
+    shape and dtype, each number of the same kind, and the fields ``option_fields`` (those the env's options fix,
+    checked first: they say the most) equal."""
+    kind = type(template)
+    if type(game) is not kind:
+        raise TypeError(f"the saved 'game' must be a {kind.__module__}.{kind.__name__} (as get_state() gives it "
+                        f"for this game), got {type(game).__module__}.{type(game).__name__}")
+    ours, theirs = vars(template), vars(game)
+    if ours.keys() != theirs.keys():
+        lacking, extra = sorted(ours.keys() - theirs.keys()), sorted(theirs.keys() - ours.keys())
+        raise ValueError(f"the saved 'game' has other fields than a {kind.__name__}: "
+                         f"lacking {lacking or 'none'}, extra {extra or 'none'}")
+    for name in option_fields:
+        _check_field(name, theirs[name], ours[name])
+        if theirs[name] != ours[name]:
+            raise ValueError(f"the saved game has {name}={theirs[name]!r}, but this env was made with "
+                             f"{name}={ours[name]!r}: set_state takes a game of an env with the same options")
+    for name, value in ours.items():
+        _check_field(name, theirs[name], value)
+
+
+def _check_field(name: str, value, expected) -> None:
+    if isinstance(expected, np.ndarray):
+        if type(value) is not np.ndarray or value.shape != expected.shape or value.dtype != expected.dtype:
+            got = (f"an array of shape {value.shape} and dtype {value.dtype}" if isinstance(value, np.ndarray)
+                   else type(value).__name__)
+            raise ValueError(f"the saved game's field {name!r} must be an array of shape {expected.shape} and "
+                             f"dtype {expected.dtype}, got {got}")
+        return
+    for kinds, accepted, described in _KINDS:
+        if isinstance(expected, kinds):
+            bad_bool = kinds[0] is not bool and isinstance(value, (bool, np.bool_))
+            if bad_bool or not isinstance(value, accepted):
+                raise ValueError(f"the saved game's field {name!r} must be {described}, got {value!r}")
+            return
+    raise TypeError(f"{name!r} holds a {type(expected).__name__}: a game state holds numbers and arrays only")

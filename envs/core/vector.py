@@ -18,6 +18,11 @@ A game played against scripted opponents (Splendor's single-agent view) sets ``b
 each game's learner seat where its batched rules take a seat (``observe``, ``outcome``, ``forfeit``), and overrides
 three hooks: ``_deal`` (the learner's seat, then the opponents before it), ``_play_on`` (after the learner's action,
 the opponents' moves until the learner decides again) and ``_final_rewards`` (its +1 / -1).
+
+The infos are numeric and have one set of keys on every reset and step (what engines that build a spec from the
+first infos, TorchRL's among them, need): each key is an array over the games with its Gymnasium ``_key`` mask of
+the games it holds a value for. A game's ``result`` is an integer code, named by ``RESULT_NAMES``; ``info_of``
+turns one game's infos back into the single env's info.
 """
 
 from __future__ import annotations
@@ -31,10 +36,39 @@ from gymnasium.utils import seeding
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
-from .errors import IllegalActionError
+from .errors import EpisodeOverError, IllegalActionError
 from .state import ArrayState
 
 SCALAR_TYPES = (bool, int, float, np.bool_, np.integer, np.floating)
+
+
+def check_autoreset_mode(mode) -> AutoresetMode:
+    """``mode`` as an ``AutoresetMode``: the enum itself, its value (``"NextStep"``) or its name (``"NEXT_STEP"``)."""
+    if isinstance(mode, str) and mode in AutoresetMode.__members__:
+        return AutoresetMode[mode]
+    try:
+        return AutoresetMode(mode)
+    except (ValueError, TypeError):
+        names = ", ".join(repr(m.value) for m in AutoresetMode)
+        raise ValueError(f"autoreset_mode must be one of {names} (or a gymnasium.vector.AutoresetMode), "
+                         f"got {mode!r}") from None
+
+
+def check_seed(seed, num_envs: int) -> list:
+    """Each game's seed from a ``reset(seed=...)``: game i gets seed + i, a list gives each game its own, None
+    draws fresh generators. Checked whole before any generator is made."""
+    def fits(s):
+        return s is None or (isinstance(s, (int, np.integer)) and not isinstance(s, (bool, np.bool_)) and s >= 0)
+
+    if isinstance(seed, (list, tuple, np.ndarray)):
+        if len(seed) != num_envs:
+            raise ValueError(f"seed must be an int or {num_envs} ints, got {len(seed)}")
+        if not all(fits(s) for s in seed):
+            raise ValueError(f"seed as a list must hold {num_envs} non-negative ints (or None), got {list(seed)!r}")
+        return [None if s is None else int(s) for s in seed]
+    if not fits(seed):
+        raise ValueError(f"seed must be a non-negative int, a list of {num_envs} of them, or None, got {seed!r}")
+    return [None if seed is None else int(seed) + i for i in range(num_envs)]
 
 
 class Batch:
@@ -70,6 +104,14 @@ class Batch:
         for name in self._fields:
             getattr(self, name)[rows] = getattr(state, name)
 
+    def copy_rows(self, rows: np.ndarray) -> dict:
+        """The games ``rows`` selects, every field copied out: ``put_rows`` writes them back."""
+        return {name: getattr(self, name)[rows].copy() for name in self._fields}
+
+    def put_rows(self, rows: np.ndarray, fields: dict) -> None:
+        for name, values in fields.items():
+            getattr(self, name)[rows] = values
+
     def view(self, rows: np.ndarray) -> "BatchRows":
         """The games ``rows`` (indices) as a smaller batch to read from: what is looked at is copied out."""
         return BatchRows(self, rows)
@@ -87,36 +129,63 @@ class BatchRows:
     """Some rows of a ``Batch``, read-only: each field read is that field at those rows."""
 
     def __init__(self, batch: Batch, rows: np.ndarray):
-        self._batch, self._rows = batch, rows
+        self._batch, self.rows = batch, rows  # rows: the indices of these games in the batch
         self.n = len(rows)
 
     def __getattr__(self, name: str):
-        return getattr(self._batch, name)[self._rows]
+        return getattr(self._batch, name)[self.rows]
 
 
 class TabletopVectorEnv(VectorEnv):
-    """N games of one solitaire, stepped together on batched state, with next-step autoreset.
+    """N games of one solitaire, stepped together on batched state.
 
     Takes the single env's keyword options (``skip_forced``, ``reward``, ``illegal_action`` and the game's own)
     and its reset options (a stacked ``deck`` deals that deck to every game that ``reset`` starts; the games that
     start over after an end are dealt as by a single env's ``reset()`` without options). ``reset(seed=s)``
-    seeds game i with s + i. After a game ends, the next ``step`` starts a new one in its row (its action is
-    ignored) and returns that game's first observation with reward 0: Gymnasium's ``NEXT_STEP`` autoreset.
-    ``infos["action_mask"]`` and ``action_masks()`` give the legal actions of every game, shape (N, n).
+    seeds game i with s + i. ``infos["action_mask"]`` and ``action_masks()`` give the legal actions of every
+    game, shape (N, n).
+
+    ``autoreset_mode`` (an option of ``gym.make_vec``, and the attribute of the same name) is Gymnasium's:
+
+    * ``NEXT_STEP`` (default): after a game ends, the next ``step`` starts a new one in its row (its action is
+      ignored) and returns that game's first observation with reward 0. Until then the finished game's row
+      carries an all-ones mask, so that any masked sampler can draw the action that is ignored.
+    * ``SAME_STEP``: the step that ends a game starts the next one in its row at once: the observation and
+      ``action_mask`` are the new game's, the reward and ends the finished one's, and ``infos["final_obs"]``
+      (an object array, None for the other games) and ``infos["final_info"]`` (the infos of the finished games,
+      as the ``NEXT_STEP`` step would give them) hold the end, each with its ``_final_obs`` / ``_final_info`` mask,
+      as in Gymnasium's ``SyncVectorEnv``. Both keys are in every step's infos.
+    * ``DISABLED``: a finished game waits (with an all-ones mask) for ``reset(options={"reset_mask": rows})``;
+      stepping it before that raises ``EpisodeOverError``.
+
+    The infos of every reset and step have one set of keys, all numeric arrays (but for ``SAME_STEP``'s
+    ``final_obs``, an object array as Gymnasium defines it): ``action_mask``, the single env's
+    outcome keys (``won``, ``score``, ... over the games that just ended, their ``_key`` mask saying which) with
+    ``result`` an integer code into ``RESULT_NAMES``, and ``illegal_action`` (``_illegal_action``: the games an
+    illegal action ended). ``info_of(infos, i)`` gives game i's as the single env's info has them.
+
+    A call that raises (a bad seed, option, reset mask or action array) changes nothing: no game, no generator, no
+    mask. An action that names no action (a float that is not whole, a string) is an illegal action of its own
+    game only.
     """
 
     metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": []}
+    RESULT_NAMES: tuple[str, ...] = ()  # a game's result code in the infos -> its name
+    info_keys_left_out: tuple[str, ...] = ()  # the single env's info keys the vector infos do not carry
     single_env: type
     batch: Any
+    # Arrays over the games, besides the state, that a deal writes in place: put back when a reset is refused.
+    _row_keeps: tuple[str, ...] = ()
 
-    def __init__(self, num_envs: int = 1, **options):
+    def __init__(self, num_envs: int = 1, *, autoreset_mode=AutoresetMode.NEXT_STEP, **options):
         if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
+        mode = check_autoreset_mode(autoreset_mode)
         if options.get("render_mode") is not None:
             raise ValueError("the vector env does not render; make a single env with render_mode to watch a game")
         options.pop("render_mode", None)
         # One single env checks the options and deals every new game, so a deal is the single env's deal.
-        self._set_up(int(num_envs), self.single_env(**options))
+        self._set_up(int(num_envs), self.single_env(**options), mode)
 
     @classmethod
     def like(cls, env, num_envs: int) -> "TabletopVectorEnv":
@@ -125,10 +194,12 @@ class TabletopVectorEnv(VectorEnv):
         vector = cls.__new__(cls)
         dealer = env.unwrapped.clone()
         dealer.render_mode = None
-        vector._set_up(int(num_envs), dealer)
+        vector._set_up(int(num_envs), dealer, AutoresetMode.NEXT_STEP)
         return vector
 
-    def _set_up(self, num_envs: int, dealer) -> None:
+    def _set_up(self, num_envs: int, dealer, autoreset_mode: AutoresetMode) -> None:
+        self.autoreset_mode = autoreset_mode
+        self.metadata = {**type(self).metadata, "autoreset_mode": autoreset_mode}
         self.num_envs = num_envs
         self._dealer = dealer
         self.skip_forced = self._dealer.skip_forced
@@ -145,36 +216,46 @@ class TabletopVectorEnv(VectorEnv):
         self._rngs: list[np.random.Generator] = []
         self._mask = None
         self._needs_reset = np.zeros(self.num_envs, dtype=bool)
+        self._columns = None  # the outcome keys of the infos: key -> (dtype, shape of one game's value)
 
     # ------------------------------------------------------------ Gymnasium API
 
     def reset(self, *, seed: int | list | None = None, options: dict | None = None):
+        if options is not None and not isinstance(options, dict):
+            raise TypeError(f"options must be a dict of reset options (this game takes: "
+                            f"{', '.join(self._dealer.reset_options)}, and reset_mask), got {options!r}")
         options = dict(options or {})
         reset_mask = options.pop("reset_mask", None)
         self._check_reset_options(options)
         rows = np.ones(self.num_envs, dtype=bool) if reset_mask is None else self._rows(reset_mask, "reset_mask")
         if self.state is None and not rows.all():
             raise ValueError("the first reset() must reset every game (no reset_mask)")
-        generators = list(self._rngs)
-        self._seed(seed, rows)
+        seeds = check_seed(seed, self.num_envs)
+        kept = self._remember(rows)
         try:
+            self._seed(seeds, rows)
             self._deal(rows, options)
-        except ValueError:
-            self._rngs = generators  # a bad option (a wrong deck) changes nothing
+            self._needs_reset[rows] = False
+            self._mask = self._legal_masks()
+            observations = self.batch.observe(self.state)
+            infos = self._infos(np.zeros(self.num_envs, dtype=bool), {}, np.zeros(self.num_envs, dtype=bool))
+        except BaseException:
+            self._put_back(kept)  # a bad option (a wrong deck) changes nothing
             raise
-        self._needs_reset[rows] = False
-        self._mask = self.batch.legal_masks(self.state)
-        return self.batch.observe(self.state), self._infos(np.zeros(self.num_envs, dtype=bool), {})
+        return observations, self._with_final(infos, None, None)
 
     def step(self, actions):
         if self.state is None:
             raise gym.error.ResetNeeded("call reset() before step()")
-        actions, valid = self._actions(actions)
+        actions, valid, given = self._actions(actions)
         starting = self._needs_reset.copy()
+        if starting.any() and self.autoreset_mode == AutoresetMode.DISABLED:
+            raise EpisodeOverError(f"game(s) {np.flatnonzero(starting).tolist()} are over and autoreset is disabled: "
+                                   "start them with reset(options={'reset_mask': rows}) before the next step")
         playing = ~starting
         illegal = playing & ~(valid & self._mask[np.arange(self.num_envs), actions])
         if illegal.any() and self.illegal_action == "raise":
-            self._raise_illegal(int(np.flatnonzero(illegal)[0]), actions, valid)
+            self._raise_illegal(int(np.flatnonzero(illegal)[0]), actions, valid, given)
         taking = playing & ~illegal
         if illegal.any():
             self.batch.forfeit(self.state, illegal)
@@ -182,20 +263,38 @@ class TabletopVectorEnv(VectorEnv):
         self._play_on(taking)
         if starting.any():
             self._deal(starting, {})  # as a single env's reset() with no options
-        self._mask = self.batch.legal_masks(self.state)
         over = self.batch.is_over(self.state)
         terminated = over & playing
         truncated = ~over & playing & self._truncated()
         ended = terminated | truncated
-        outcome = self.batch.outcome(self.state, ended) if ended.any() else {}
-        infos = self._infos(ended, outcome)
+        outcome = self._outcome_arrays(self.batch.outcome(self.state, ended)) if ended.any() else {}
         rewards = np.zeros(self.num_envs, dtype=np.float64)
         if terminated.any():
             rewards[terminated] = self._final_rewards(outcome)[terminated[ended]]
-        if illegal.any():
-            infos["illegal_action"], infos["_illegal_action"] = illegal.copy(), illegal.copy()
+        if self.autoreset_mode == AutoresetMode.SAME_STEP:
+            return self._start_over_at_once(ended, outcome, illegal, rewards, terminated, truncated)
         self._needs_reset = ended
+        self._mask = self._legal_masks()
+        infos = self._infos(ended, outcome, illegal)
         return self.batch.observe(self.state), rewards, terminated, truncated, infos
+
+    def _start_over_at_once(self, ended, outcome, illegal, rewards, terminated, truncated):
+        """The end of ``step`` with ``SAME_STEP`` autoreset: the finished games' last observations and infos (as
+        the next-step mode would report them) go to ``final_obs`` and ``final_info``, and their rows start the next
+        games now."""
+        observations = self.batch.observe(self.state)
+        final = None
+        if ended.any():
+            games = np.flatnonzero(ended)
+            # A finished game has no legal action, as the single env's last info says.
+            final = observations[games], self._infos(ended, outcome, illegal, np.zeros_like(self._mask))
+            self._deal(ended, {})
+            observations[games] = self.batch.observe(self.state.view(games))
+        self._needs_reset = np.zeros(self.num_envs, dtype=bool)
+        self._mask = self._legal_masks()
+        nothing = np.zeros(self.num_envs, dtype=bool)
+        infos = self._with_final(self._infos(nothing, {}, nothing), ended, final)
+        return observations, rewards, terminated, truncated, infos
 
     def load(self, states: list, generators: list):
         """Start game i from ``states[i]``, a single env's state (a saved game, a search's sampled world), with
@@ -203,12 +302,14 @@ class TabletopVectorEnv(VectorEnv):
         if len(states) != self.num_envs or len(generators) != self.num_envs:
             raise ValueError(f"load takes {self.num_envs} states and {self.num_envs} generators, "
                              f"got {len(states)} and {len(generators)}")
-        self.state = Batch(states[0], self.num_envs)
-        self.state.put_many(np.arange(self.num_envs), states)
+        games = Batch(states[0], self.num_envs)
+        games.put_many(np.arange(self.num_envs), states)  # before any change: a state that does not fit raises here
+        self.state = games
         self._rngs = list(generators)
         self._needs_reset[:] = False
-        self._mask = self.batch.legal_masks(self.state)
-        return self.batch.observe(self.state), self._infos(np.zeros(self.num_envs, dtype=bool), {})
+        self._mask = self._legal_masks()
+        nothing = np.zeros(self.num_envs, dtype=bool)
+        return self.batch.observe(self.state), self._with_final(self._infos(nothing, {}, nothing), None, None)
 
     def play_out(self, first_actions, policy, max_steps: int = 10_000) -> tuple[np.ndarray, dict]:
         """Play every game on from where it stands: game i takes ``first_actions[i]`` (legal), then
@@ -220,10 +321,10 @@ class TabletopVectorEnv(VectorEnv):
         if self.state is None:
             raise gym.error.ResetNeeded("call load() or reset() before play_out()")
         everyone = np.ones(self.num_envs, dtype=bool)
-        first, valid = self._actions(first_actions)
+        first, valid, given = self._actions(first_actions)
         illegal = ~(valid & self._mask[np.arange(self.num_envs), first])
         if illegal.any():
-            self._raise_illegal(int(np.flatnonzero(illegal)[0]), first, valid)
+            self._raise_illegal(int(np.flatnonzero(illegal)[0]), first, valid, given)
         self.batch.apply(self.state, first, everyone, self._rngs)
         self._play_on(everyone)
         going = np.flatnonzero(~(self.batch.is_over(self.state) | self._truncated()))
@@ -241,8 +342,8 @@ class TabletopVectorEnv(VectorEnv):
             going = going[~(self.batch.is_over(view) | self._truncated(view))]
         over = self.batch.is_over(self.state)
         outcome = self.batch.outcome(self.state, everyone)
-        self._mask = self.batch.legal_masks(self.state)
         self._needs_reset = over | self._truncated()
+        self._mask = self._legal_masks()
         return np.where(over, self._final_rewards(outcome), 0.0), outcome
 
     def action_masks(self) -> np.ndarray:
@@ -255,10 +356,26 @@ class TabletopVectorEnv(VectorEnv):
         """Game ``index``'s state as the single env holds it (a copy)."""
         if self.state is None:
             raise gym.error.ResetNeeded("call reset() before take()")
+        if isinstance(index, (bool, np.bool_)) or not isinstance(index, (int, np.integer)) \
+                or not 0 <= index < self.num_envs:
+            raise ValueError(f"index must be a game 0-{self.num_envs - 1}, got {index!r}")
         return self.state.take(int(index))
 
+    def info_of(self, infos: dict, index: int) -> dict:
+        """Game ``index``'s entries of ``infos`` (what this env's reset or step returned, or their ``final_info``) as
+        the single env's info has them: the keys whose ``_key`` mask holds the game, ``result`` by name, numbers
+        and lists as Python's."""
+        info = {}
+        for key, values in infos.items():
+            if key.startswith("_") or key in ("final_obs", "final_info") or not infos["_" + key][index]:
+                continue
+            info[key] = self._single_value(key, values[index])
+        return info
+
     def close_extras(self, **kwargs):
-        self._dealer.close()
+        dealer = getattr(self, "_dealer", None)  # None when the constructor refused its options
+        if dealer is not None:
+            dealer.close()
 
     # ------------------------------------------------------------ inside
 
@@ -274,17 +391,39 @@ class TabletopVectorEnv(VectorEnv):
             raise ValueError(f"{name} must be a bool array of shape ({self.num_envs},), got {mask!r}")
         return rows
 
-    def _seed(self, seed, rows: np.ndarray) -> None:
-        """Game i gets seed + i (a list gives each game its own); None draws fresh generators. The generators of
-        games not being reset carry on."""
-        if isinstance(seed, (list, tuple, np.ndarray)):
-            if len(seed) != self.num_envs:
-                raise ValueError(f"seed must be an int or {self.num_envs} ints, got {len(seed)}")
-            seeds = [None if s is None else int(s) for s in seed]
-        elif seed is None or isinstance(seed, (int, np.integer)):
-            seeds = [None if seed is None else int(seed) + i for i in range(self.num_envs)]
-        else:
-            raise ValueError(f"seed must be an int, a list of ints or None, got {seed!r}")
+    def _remember(self, rows: np.ndarray) -> dict:
+        """What a reset of ``rows`` may change, for ``_put_back``: those games, their generators (and the state
+        each is in: a deal draws from it), the masks and the arrays of ``_row_keeps``."""
+        indices = np.flatnonzero(rows)
+        return {
+            "state": self.state,
+            "rows": rows,
+            "games": None if self.state is None else self.state.copy_rows(rows),
+            "rngs": list(self._rngs),
+            "rng_states": [(self._rngs[i], self._rngs[i].bit_generator.state) for i in indices] if self._rngs else [],
+            "mask": self._mask,
+            "needs_reset": self._needs_reset.copy(),
+            "row_arrays": {name: getattr(self, name)[rows].copy() for name in self._row_keeps if hasattr(self, name)},
+            "dealer_rng": self._dealer._np_random,
+        }
+
+    def _put_back(self, kept: dict) -> None:
+        rows = kept["rows"]
+        self.state = kept["state"]
+        if self.state is not None:
+            self.state.put_rows(rows, kept["games"])
+        for generator, state in kept["rng_states"]:
+            generator.bit_generator.state = state
+        self._rngs = kept["rngs"]
+        self._mask = kept["mask"]
+        self._needs_reset = kept["needs_reset"]
+        for name, values in kept["row_arrays"].items():
+            getattr(self, name)[rows] = values  # in place: others may hold the array (Splendor's learner seats)
+        self._dealer._np_random = kept["dealer_rng"]
+
+    def _seed(self, seeds: list, rows: np.ndarray) -> None:
+        """Game i gets ``seeds[i]`` (None: a fresh generator; see ``check_seed``). The generators of games not being
+        reset carry on."""
         if not self._rngs:
             self._rngs = [seeding.np_random(s)[0] for s in seeds]
             return
@@ -355,30 +494,107 @@ class TabletopVectorEnv(VectorEnv):
         check = getattr(self.batch, "is_truncated", None)
         return check(games) if check is not None else np.zeros(games.n, dtype=bool)
 
-    def _infos(self, ended: np.ndarray, outcome: dict) -> dict:
-        """The mask for every game; the outcome keys (``won``, ``score``, ...) for the games that just ended."""
-        infos = {"action_mask": self._mask.astype(np.int8), "_action_mask": np.ones(self.num_envs, dtype=bool)}
-        for key, values in outcome.items():
-            # Lists (an object column) are None where a game did not end, as in Gymnasium's SyncVectorEnv.
-            column = np.full(self.num_envs, None) if values.dtype == object else np.zeros(self.num_envs, values.dtype)
-            column[ended] = values
+    def _legal_masks(self) -> np.ndarray:
+        """Every game's legal actions; all ones for a finished game waiting to start over (its action is ignored,
+        and a masked sampler fails on a row of zeros)."""
+        masks = self.batch.legal_masks(self.state)
+        masks[self._needs_reset] = True
+        return masks
+
+    def _outcome_arrays(self, outcome: dict) -> dict:
+        """The batched rules' outcome (arrays over the games that ended) as the infos hold it: numbers only, the
+        result as its code in ``RESULT_NAMES``."""
+        arrays = dict(outcome)
+        if "result" in arrays:
+            codes = {name: code for code, name in enumerate(self.RESULT_NAMES)}
+            arrays["result"] = np.array([codes[name] for name in arrays["result"].tolist()], dtype=np.int64)
+        return arrays
+
+    def _single_value(self, key: str, value):
+        """One game's value of the infos' ``key`` as the single env's info holds it."""
+        if key == "result":
+            return self.RESULT_NAMES[int(value)]
+        if key == "action_mask":
+            return value.copy()
+        return value.tolist() if isinstance(value, (np.ndarray, np.generic)) else value
+
+    def _outcome_columns(self) -> dict:
+        """The outcome keys of the infos, each with its dtype and the shape of one game's value: read once from the
+        outcome of no game, so that every reset and step has the same keys."""
+        if self._columns is None:
+            empty = self._outcome_arrays(self.batch.outcome(self.state, np.zeros(self.num_envs, dtype=bool)))
+            self._columns = {key: (values.dtype, values.shape[1:]) for key, values in empty.items()}
+        return self._columns
+
+    def _infos(self, ended: np.ndarray, outcome: dict, illegal: np.ndarray, masks=None) -> dict:
+        """The mask of every game (``masks``, else the env's); the outcome keys, holding values for the games that
+        just ended; ``illegal_action`` for the games an illegal action ended."""
+        masks = self._mask if masks is None else masks
+        infos = {"action_mask": masks.astype(np.int8), "_action_mask": np.ones(self.num_envs, dtype=bool)}
+        for key, (dtype, shape) in self._outcome_columns().items():
+            column = np.zeros((self.num_envs, *shape), dtype=dtype)
+            if key in outcome:
+                column[ended] = outcome[key]
             infos[key], infos["_" + key] = column, ended.copy()
+        infos["illegal_action"], infos["_illegal_action"] = illegal.copy(), illegal.copy()
         return infos
 
-    def _actions(self, actions) -> tuple[np.ndarray, np.ndarray]:
-        """The actions as indices (0 where not one) and which of them are actions at all: like the single env,
-        a number that names no action is an illegal action, not a crash."""
-        array = np.asarray(actions)
-        if array.shape != (self.num_envs,):
-            raise ValueError(f"actions must be an array of {self.num_envs} actions, got shape {array.shape}")
-        if not np.issubdtype(array.dtype, np.integer):
-            whole = np.issubdtype(array.dtype, np.number) and np.all(np.isfinite(array)) \
-                and np.array_equal(array, np.round(array))
-            array = array.astype(np.int64) if whole else np.full(self.num_envs, -1)
-        valid = (array >= 0) & (array < self.single_action_space.n)
-        return np.where(valid, array, 0).astype(np.int64), valid
+    def _with_final(self, infos: dict, ended, final) -> dict:
+        """With ``SAME_STEP`` autoreset, ``final_obs`` and ``final_info`` on every reset and step: the finished games'
+        last observations (an object array, None elsewhere) and infos, as Gymnasium's ``SyncVectorEnv`` gives
+        them; ``ended`` the games that ended (None: none) and ``final`` their observations and infos."""
+        if self.autoreset_mode != AutoresetMode.SAME_STEP:
+            return infos
+        ended = np.zeros(self.num_envs, dtype=bool) if ended is None else ended
+        final_obs = np.full(self.num_envs, None, dtype=object)
+        if final is not None:
+            observations, final_info = final
+            for k, i in enumerate(np.flatnonzero(ended)):
+                final_obs[i] = observations[k]
+            for key in list(final_info):
+                if not key.startswith("_"):
+                    final_info["_" + key] = final_info["_" + key] & ended
+        else:
+            nothing = np.zeros(self.num_envs, dtype=bool)
+            final_info = self._infos(nothing, {}, nothing)
+            final_info["_action_mask"] = nothing.copy()
+        infos["final_obs"], infos["_final_obs"] = final_obs, ended.copy()
+        infos["final_info"], infos["_final_info"] = final_info, ended.copy()
+        return infos
 
-    def _raise_illegal(self, game: int, actions: np.ndarray, valid: np.ndarray):
-        label = f"{actions[game]} ({self.action_names[actions[game]]})" if valid[game] else "a number naming no action"
+    def _actions(self, actions) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The actions as indices (0 where not one), which of them are actions at all, and the array given: like the
+        single env, an entry that names no action (out of range, not a whole number, not a number) is an illegal
+        action of its own game, not a crash and not the other games' loss."""
+        given = np.asarray(actions)
+        if given.shape != (self.num_envs,):
+            raise ValueError(f"actions must be an array of {self.num_envs} actions, got shape {given.shape}")
+        n = self.single_action_space.n
+        if np.issubdtype(given.dtype, np.integer):
+            valid = (given >= 0) & (given < n)
+        elif np.issubdtype(given.dtype, np.floating):
+            with np.errstate(invalid="ignore"):
+                valid = np.isfinite(given) & (given == np.round(given)) & (given >= 0) & (given < n)
+        else:  # objects, strings, bools: each entry on its own
+            entries = given.tolist()
+            valid = np.array([_names_an_action(a, n) for a in entries], dtype=bool)
+            indices = np.array([int(a) if ok else 0 for a, ok in zip(entries, valid)], dtype=np.int64)
+            return indices, valid, given
+        return np.where(valid, given, 0).astype(np.int64), valid, given
+
+    def _raise_illegal(self, game: int, actions: np.ndarray, valid: np.ndarray, given: np.ndarray):
+        label = f"{actions[game]} ({self.action_names[actions[game]]})" if valid[game] \
+            else f"{given[game]!r}, which names no action,"
         legal_names = [self.action_names[i] for i in np.flatnonzero(self._mask[game])]
         raise IllegalActionError(f"{label} in game {game}", legal_names)
+
+
+def _names_an_action(entry, n: int) -> bool:
+    """Whether one entry of an action array names one of ``n`` actions: an integer (not a bool) or a whole float."""
+    if isinstance(entry, (bool, np.bool_)):
+        return False
+    if isinstance(entry, (int, np.integer)):
+        return 0 <= entry < n
+    if isinstance(entry, (float, np.floating)):
+        return bool(np.isfinite(entry)) and entry == round(entry) and 0 <= entry < n
+    return False

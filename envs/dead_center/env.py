@@ -82,6 +82,7 @@ class DeadCenterEnv(TabletopEnv):
     rules = rules
     render_text = staticmethod(render.render_text)
     draw_picture = staticmethod(picture_hook(__package__))
+    _option_fields = ("jokers",)  # a saved game must have been played with this env's options
 
     def __init__(self, render_mode=None, *, jokers=2, skip_forced=True, reward="win", illegal_action="terminate"):
         if isinstance(jokers, bool) or not isinstance(jokers, int) or jokers not in rules.JOKER_OPTIONS:

@@ -75,6 +75,7 @@ class DungeonSolitaireEnv(TabletopEnv):
     rules = rules
     render_text = staticmethod(render.render_text)
     draw_picture = staticmethod(picture_hook(__package__))
+    _option_fields = ("min_delve_turns_before_retreat",)  # a saved game must have been played with this env's options
 
     def __init__(self, render_mode=None, *, min_delve_turns_before_retreat=2, skip_forced=True,
                  reward="win", illegal_action="terminate"):

@@ -87,6 +87,7 @@ class OneCardDungeonEnv(TabletopEnv):
     rules = rules
     render_text = staticmethod(render.render_text)
     draw_picture = staticmethod(picture_hook(__package__))
+    _option_fields = ("max_turns", "skill_cap")  # a saved game must have been played with this env's options
     reset_options = ("rolls", "level")
 
     def __init__(self, render_mode=None, *, max_turns=400, skill_cap=6, skip_forced=True, reward="win",

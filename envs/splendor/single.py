@@ -5,18 +5,23 @@ from __future__ import annotations
 import gymnasium as gym
 import numpy as np
 
-from ..core.env import TabletopEnv, picture_hook
+from ..core.env import TabletopEnv, check_choice, picture_hook, put_back, remember
 from ..core.errors import IllegalActionError
 from . import players, render, rules
-from .aec import action_index, check_options
+from .aec import OPTION_FIELDS, action_index, check_game_numbers, check_options, check_seat, is_integer
 
 OPPONENTS = ("random", "greedy")
+REWARDS = ("win", "win_only", "score")
+# Who plays, in a simulated future, a seat whose player cannot be asked there: the learner, and an opponent that
+# plans on the live game (an agent with ``attach``).
+STAND_IN = "greedy"
 _draw_picture = picture_hook(__package__)
 
 
 class _SeatRules:
     """The rules as one seat plays them: what ``TabletopEnv`` calls, with the learner's seat filled in."""
 
+    State = rules.State
     ACTION_NAMES = rules.ACTION_NAMES
     OBSERVATION_LOW = rules.OBSERVATION_LOW
     OBSERVATION_HIGH = rules.OBSERVATION_HIGH
@@ -55,6 +60,15 @@ def _check_opponent(spec, where: str):
         raise ValueError(f"{where} must be 'random', 'greedy' or an agent object with act(observation, "
                          f"action_mask), got {spec!r}")
     return spec
+
+
+def _plans(opponent) -> bool:
+    """An agent object that plans on the env it is attached to (``attach(env)``, as the search agent has)."""
+    return not isinstance(opponent, str) and callable(getattr(opponent, "attach", None))
+
+
+def _stand_in(player):
+    return STAND_IN if _plans(player) else player
 
 
 class SplendorEnv(TabletopEnv):
@@ -96,9 +110,15 @@ class SplendorEnv(TabletopEnv):
 
     ## Rewards
 
-    PettingZoo's convention, as the rules page says: `reward="win"` (default) gives +1 at the end if
-    the learner is among the winners, else -1; 0 on truncation. `reward="score"`: the learner's points
-    at the end. An illegal action by the learner (default mode) ends the game with -1.
+    Paid at the end of the game, 0 on every other step:
+
+    * `reward="win"` (default, PettingZoo's zero-sum convention, as `splendor_v0` pays): +1 if the learner
+      is among the winners (a shared win too), else -1 (a loss, or the learner's illegal action); 0 on
+      truncation.
+    * `reward="win_only"` (the solitaires' convention): 1 for a win (a shared win too), else 0 (a loss,
+      an illegal action, a truncation).
+    * `reward="score"`: the learner's points when the game ends (also on a loss or an illegal action);
+      0 on truncation.
 
     ## Episode End
 
@@ -123,11 +143,25 @@ class SplendorEnv(TabletopEnv):
     ```
 
     `seat`: 0 … num_players - 1, or `"random"` (drawn per episode from the env's generator).
+    `reward`: `"win"`, `"win_only"` or `"score"` (see Rewards).
     `opponent`: `"random"`, `"greedy"`, or any agent object with `act(observation, action_mask)`
     (called with its own seat's observation and int8 mask); or a list of these, one per other seat in
     seat order. The built-in opponents draw any randomness from the env's generator, and an agent
     object with `reset(seed=...)` is reseeded from it at every reset, so a seed fixes the whole game.
     A decision with a single legal action is played for an opponent without asking it.
+
+    Opponents move in the live game: when one is asked, `env.state` is the table it is to move in, and
+    while an agent object decides, the env is that seat's view of the game (`seat`, `action_masks()`,
+    `describe()`, `clone()`, `determinize(rng)`), so an agent that plans on the env it is attached to
+    plays as an opponent: `opponent=make_agent("search", "splendor")`. An agent object with
+    `attach(env)` is attached to this env at every reset. In a clone's future a seat whose player
+    cannot be asked there (the learner's in a future an opponent plans; an opponent that plans on the
+    live game) is played by the greedy player.
+
+    Calls that raise change nothing: a refused `reset` keeps the game, the generator and the learner's
+    seat; a step whose opponent raises (or plays an illegal action) leaves the game as it was before the
+    step; `set_state` checks all of its input (the game, of this env's player count and `max_rounds`; the
+    generator state; the `seat`, at whose decision the game must be) before it assigns anything.
 
     `render_mode`: `"ansi"` returns the table as text, `"human"` prints it at every step, `"rgb_array"`
     returns a picture of it, a `uint8` array of shape (610, 1000, 3) (needs the `render` extra, Pillow).
@@ -138,14 +172,18 @@ class SplendorEnv(TabletopEnv):
     """
 
     reset_options = ("deck",)
+    # What reset changes here besides the game and the generator, put back if it raises: the learner's seat
+    # (``rules``), who plays each seat, the moves reported in the info.
+    _reset_keeps = (*TabletopEnv._reset_keeps, "rules", "_players", "_opponent_moves")
+    _option_fields = OPTION_FIELDS  # a saved game must be of this env's player count and max_rounds
 
     def __init__(self, render_mode=None, *, num_players: int = 2, seat=0, opponent="greedy",
                  max_rounds: int = rules.DEFAULT_MAX_ROUNDS, skip_forced: bool = True, reward: str = "win",
                  illegal_action: str = "terminate"):
         check_options(num_players, max_rounds, skip_forced, illegal_action, render_mode,
                       self.metadata["render_modes"])
-        if not (seat == "random" or (isinstance(seat, (int, np.integer)) and not isinstance(seat, bool)
-                                     and 0 <= seat < num_players)):
+        check_choice("reward", reward, REWARDS)
+        if not (seat == "random" or (is_integer(seat) and 0 <= seat < num_players)):
             raise ValueError(f"seat must be 'random' or a seat 0-{num_players - 1}, got {seat!r}")
         if isinstance(opponent, (list, tuple)):
             if len(opponent) != num_players - 1:
@@ -154,35 +192,59 @@ class SplendorEnv(TabletopEnv):
             self.opponents = [_check_opponent(o, f"opponent[{i}]") for i, o in enumerate(opponent)]
         else:
             self.opponents = [_check_opponent(opponent, "opponent")] * (num_players - 1)
-        self.num_players = num_players
+        self.num_players = int(num_players)
         self.seat_option = seat
         self.max_rounds = int(max_rounds)
         self.rules = _SeatRules(0 if seat == "random" else int(seat))
+        self._players = self._seating(self.rules.seat)
         self._opponent_moves: list = []
-        super().__init__(render_mode, skip_forced=skip_forced, reward=reward, illegal_action=illegal_action)
+        # TabletopEnv knows the solitaires' two reward modes; "win_only" pays as "win" does there, but 0 for a loss.
+        super().__init__(render_mode, skip_forced=skip_forced, reward="win" if reward == "win_only" else reward,
+                         illegal_action=illegal_action)
+        self.reward_mode = reward
 
     @property
     def seat(self) -> int:
-        """The learner's seat in the current episode."""
+        """The learner's seat in the current episode (while an opponent decides, that opponent's: see ``_ask``)."""
         return self.rules.seat
+
+    def _seating(self, seat: int) -> list:
+        """Who plays each seat when the learner sits at ``seat``: the opponents in seat order, None for the learner."""
+        return [*self.opponents[:seat], None, *self.opponents[seat:]]
 
     # ------------------------------------------------------------ TabletopEnv hooks
 
     def _new_state(self, options):
+        deck = options.get("deck")
+        rules._check_deck(deck, self.num_players)  # refused before a seat is drawn or an opponent is reset
         seat = int(self.np_random.integers(self.num_players)) if self.seat_option == "random" else self.seat
         # A new object, not a change of the old one: clones made earlier keep their own seat.
         self.rules = _SeatRules(seat)
-        state = rules.new_game(self.np_random, self.num_players, self.max_rounds, deck=options.get("deck"))
+        self._players = self._seating(seat)
+        state = rules.new_game(self.np_random, self.num_players, self.max_rounds, deck=deck)
         for opponent in self.opponents:
             if not isinstance(opponent, str) and hasattr(opponent, "reset"):
                 opponent.reset(seed=int(self.np_random.integers(2**31)))
+            if _plans(opponent):
+                opponent.attach(self)
         self._opponent_moves = []
         state, _ = self._until_learner_decides(state, skip_forced=False)
         return state
 
+    def _fresh_state(self):
+        """A new game of this env, to check a saved one against: dealt without a seat or an opponent's move."""
+        return rules.new_game(np.random.default_rng(0), self.num_players, self.max_rounds)
+
     def step(self, action):
+        # An opponent may refuse to play on (an agent object that raises, or plays an illegal action) after
+        # the game has moved on: then the step changes nothing.
+        kept = remember(self, ("state", "_mask", "_opponent_moves", "_np_random"))
         self._opponent_moves = []
-        return super().step(action)
+        try:
+            return super().step(action)
+        except BaseException:
+            put_back(self, kept)
+            raise
 
     def _play(self, state, action: int):
         return self._until_learner_decides(rules.apply(state, action), self.skip_forced)
@@ -203,23 +265,38 @@ class SplendorEnv(TabletopEnv):
 
     def _opponent_action(self, state, mask) -> int:
         seat = state.current
+        self.state, self._mask = state, mask  # an opponent moves in the live game, and the env shows it
         if np.count_nonzero(mask) == 1:
             action = int(mask.argmax())
         else:
-            opponent = self.opponents[seat if seat < self.seat else seat - 1]
+            opponent = self._players[seat]
             if isinstance(opponent, str):
                 if opponent == "random":
                     action = players.random_action(mask, self.np_random)
                 else:
                     action = players.greedy_action(rules.observe(state, seat), mask)
             else:
-                chosen = opponent.act(rules.observe(state, seat), mask.astype(np.int8))
+                chosen = self._ask(opponent, state, mask, seat)
                 action = action_index(chosen, rules.NUM_ACTIONS)
                 if action is None or not mask[action]:
                     raise IllegalActionError(f"{chosen!r} by the opponent at seat {seat}",
                                              [rules.ACTION_NAMES[i] for i in np.flatnonzero(mask)])
         self._opponent_moves.append([seat, rules.ACTION_NAMES[action]])
         return action
+
+    def _ask(self, opponent, state, mask, seat: int):
+        """The choice of an agent object at ``seat``. While it decides, the env is that seat's view of the live
+        game: its ``state`` is the table to move in, its ``seat``, mask, ``clone()`` and ``determinize()`` are
+        that seat's, so an agent that plans on the env it is attached to (a search agent) plans this very
+        decision; in the futures it simulates the learner's seat is played by the greedy player."""
+        kept = self.rules, self._players
+        seen = list(self._players)
+        seen[self.seat], seen[seat] = STAND_IN, None
+        self.rules, self._players = _SeatRules(seat), seen
+        try:
+            return opponent.act(rules.observe(state, seat), mask.astype(np.int8))
+        finally:
+            self.rules, self._players = kept
 
     def _info(self):
         info = super()._info()
@@ -229,7 +306,9 @@ class SplendorEnv(TabletopEnv):
     def _final_reward(self, info) -> float:
         if self.reward_mode == "score":
             return float(info["score"])
-        return 1.0 if info["won"] else -1.0
+        if info["won"]:
+            return 1.0
+        return 0.0 if self.reward_mode == "win_only" else -1.0
 
     def render_text(self, state) -> str:
         return render.render_text(state, self.seat)
@@ -243,7 +322,22 @@ class SplendorEnv(TabletopEnv):
         """The public table (every blind reservation face down); ``seat=k``: as player k sees it."""
         if self.state is None:
             raise gym.error.ResetNeeded("call reset() before describe()")
+        check_seat(seat, self.num_players)
         return rules.describe(self.state, seat)
+
+    def clone(self):
+        """An independent copy of this env, for search. A copy plays on without the live game, so an opponent
+        that plans on the env it is attached to is played there by the greedy player (``STAND_IN``)."""
+        other = super().clone()
+        other.opponents = [_stand_in(o) for o in self.opponents]
+        other._players = [_stand_in(p) for p in self._players]
+        return other
+
+    def determinize(self, rng: np.random.Generator):
+        """A clone in which what the seat to decide (``seat``) has not seen is resampled."""
+        other = super().determinize(rng)
+        other._mask = rules.legal_mask(other.state)
+        return other
 
     def get_state(self) -> dict:
         saved = super().get_state()
@@ -251,5 +345,18 @@ class SplendorEnv(TabletopEnv):
         return saved
 
     def set_state(self, saved: dict) -> None:
-        self.rules = _SeatRules(saved["seat"])
-        super().set_state(saved)
+        super().set_state(saved)  # checks all of ``saved`` first, the seat too (``_check_saved``)
+        self.rules = _SeatRules(int(saved["seat"]))
+        self._players = self._seating(self.rules.seat)
+
+    def _check_saved(self, saved) -> None:
+        super()._check_saved(saved)
+        game = saved["game"]
+        check_game_numbers(game)
+        if "seat" not in saved:
+            raise ValueError("the saved state has no 'seat': set_state takes what get_state() returns, "
+                             "a dict with 'game', 'rng' and 'seat'")
+        check_seat(saved["seat"], self.num_players, "the saved 'seat'", none=False)
+        if game.phase != rules.OVER and not rules.is_truncated(game) and game.current != saved["seat"]:
+            raise ValueError(f"the saved game is at seat {game.current}'s decision, not the learner's (seat "
+                             f"{saved['seat']}): this view holds games at its learner's decisions")

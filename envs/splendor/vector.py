@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.vector import Batch, TabletopVectorEnv
+from ..core.vector import Batch, BatchRows, TabletopVectorEnv
 from . import batch, rules
 from .single import SplendorEnv
 
@@ -29,7 +29,7 @@ class _LearnerBatch:
         self.seats = seats  # the env's array, updated in place at every deal
 
     def observe(self, b):
-        return batch.observe(b, self.seats)
+        return batch.observe(b, self.seats[b.rows] if isinstance(b, BatchRows) else self.seats)
 
     def forfeit(self, b, rows):
         batch.forfeit(b, rows, self.seats)
@@ -45,14 +45,18 @@ class SplendorVectorEnv(TabletopVectorEnv):
     single env's game of seed s + i. ``seats`` holds each game's learner seat (drawn per game with
     ``seat="random"``).
 
-    At the end of a game ``infos`` holds ``won``, ``score``, ``result`` (arrays) and ``points``, ``winners``
-    (object arrays of lists, None for the games that did not end), as the single env's info has them.
-    ``opponent_moves`` is left out: a list of names per game and step would cost more than the step itself
-    (play a single env beside to watch the opponents).
+    At the end of a game ``infos`` holds ``won``, ``score``, ``result`` (the code of a name in ``RESULT_NAMES``),
+    ``points`` (N, num_players: every seat's points) and ``winners`` (N, num_players: whether each seat is among the
+    winners), each with its ``_key`` mask of the games that ended; the keys are there on every reset and step
+    (see ``TabletopVectorEnv``), and ``info_of(infos, i)`` gives game i's as the single env's info has them (the
+    winners as a list of seats). ``opponent_moves`` is left out: a list of names per game and step would cost
+    more than the step itself (play a single env beside to watch the opponents).
     """
 
     single_env = SplendorEnv
     info_keys_left_out = ("opponent_moves",)
+    RESULT_NAMES = rules.RESULT_NAMES + ("truncated",)
+    _row_keeps = ("seats",)
 
     def __init__(self, num_envs: int = 1, **options):
         opponents = options.get("opponent", "greedy")
@@ -104,10 +108,28 @@ class SplendorVectorEnv(TabletopVectorEnv):
     def _play_on(self, rows: np.ndarray) -> None:
         self._until_learner_decides(rows, self.skip_forced)
 
+    def _outcome_arrays(self, outcome: dict) -> dict:
+        """As the solitaires', and the lists of each game's points and winners as rows of a (games, num_players)
+        array: the points, and whether each seat won."""
+        arrays = super()._outcome_arrays(outcome)
+        games = len(arrays["won"])
+        points = np.zeros((games, self.num_players), dtype=np.int64)
+        winners = np.zeros((games, self.num_players), dtype=bool)
+        for k, (seat_points, seats) in enumerate(zip(outcome["points"], outcome["winners"])):
+            points[k] = seat_points
+            winners[k, seats] = True
+        arrays["points"], arrays["winners"] = points, winners
+        return arrays
+
+    def _single_value(self, key: str, value):
+        if key == "winners":
+            return np.flatnonzero(value).tolist()
+        return super()._single_value(key, value)
+
     def _final_rewards(self, outcome: dict) -> np.ndarray:
         if self.reward_mode == "score":
             return outcome["score"]
-        return np.where(outcome["won"], 1.0, -1.0)
+        return np.where(outcome["won"], 1.0, 0.0 if self.reward_mode == "win_only" else -1.0)
 
     # ------------------------------------------------------------ the other seats
 
