@@ -92,17 +92,26 @@ def _deck(c: Canvas, x, y, tier: int, size: int | None = None) -> None:
         c.badge(x + CARD_W / 2, y + CARD_H / 2 + 12, str(size))
 
 
+def _shade(colour, amount: float = 0.45):
+    return tuple(round(v * (1 - amount)) for v in colour)
+
+
 @lru_cache(maxsize=None)
 def _noble_sprite(noble: int):
+    """A noble: its points, and the bonuses it asks for as the players' bonuses are drawn (squares of the colour
+    with the count in them), each edged darker so that white shows on the tile too."""
     c = Canvas(NOBLE, NOBLE, CARD_EDGE)
     c.box(1, 1, NOBLE - 2, NOBLE - 2, NOBLE_FILL, radius=5)
     c.text(6, 2, str(NOBLE_POINTS), size=19, bold=True)
     c.text(NOBLE - 5, 4, f"N{noble}", size=11, fill=MUTED, align="right")
     need = [(COLORS[i], int(n)) for i, n in enumerate(NOBLE_REQUIREMENT[noble]) if n]
-    for k, (gem, n) in enumerate(reversed(need)):
-        top = NOBLE - 21 - k * 18
-        c.box(7, top, 14, 16, GEM[gem], edge=GEM_EDGE.get(gem, GEM[gem]), radius=2)
-        c.text(26, top, str(n), size=13, bold=True)
+    width, height, gap = 22, 28, 3
+    left = (NOBLE - len(need) * width - (len(need) - 1) * gap) / 2
+    for k, (gem, n) in enumerate(need):
+        x = round(left + k * (width + gap))
+        c.box(x, NOBLE - height - 7, width, height, GEM[gem], edge=_shade(GEM[gem]), radius=3)
+        c.text(x + width / 2, NOBLE - height + 1, str(n), size=16, fill=INK if is_light(GEM[gem]) else WHITE,
+               align="center", bold=True)
     return c.sprite("box", 6)
 
 
