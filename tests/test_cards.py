@@ -35,5 +35,5 @@ def test_parse_deck_names_every_problem():
         parse_deck(["AS", "AS", "KH"], [0, 1, 2])
     message = str(error.value)
     assert "repeated: AS" in message and "not in this game: KH" in message and "missing: 2S, 3S" in message
-    with pytest.raises(ValueError, match="3 jokers, this game uses 2"):
+    with pytest.raises(ValueError, match="3 jokers, but this game's deck holds 2 jokers"):
         parse_deck(["JK"] * 3, list(JOKERS) + [0])

@@ -137,7 +137,7 @@ def test_a_random_deal_puts_number_cards_in_the_cabin_and_the_zombies_on_the_slo
 
 @pytest.mark.parametrize("deck, message", [
     (deal(EXAMPLE_CABIN)[:-1], "it has 53 cards, this game needs 54"),
-    (deal(EXAMPLE_CABIN) + ["JK"], "3 jokers, this game uses 2"),
+    (deal(EXAMPLE_CABIN) + ["JK"], "3 jokers, but this game's deck holds 2 jokers"),
     (deal(EXAMPLE_CABIN)[:-2] + ["AS", "AS"], "repeated: AS"),
     (deal(EXAMPLE_CABIN)[:-1] + ["ZZ"], "deck[53]: unknown card code 'ZZ'"),
     (swap(deal(EXAMPLE_CABIN), 0, 11), "cabin card deck[0] is KS, a face card"),
@@ -446,7 +446,7 @@ def test_a_stacked_deck_must_hold_the_variants_jokers():
     with pytest.raises(ValueError, match=re.escape("it has 54 cards, this game needs 53")):
         env.reset(options={"deck": deal(CENTRE_CABIN, draw=CENTRE_DRAWS, jokers=2)})
     env = gym.make(ENV_ID, jokers=0).unwrapped
-    with pytest.raises(ValueError, match=re.escape("1 jokers, this game uses 0")):
+    with pytest.raises(ValueError, match=re.escape("1 joker, but this game's deck holds no joker")):
         env.reset(options={"deck": deal(CENTRE_CABIN, draw=CENTRE_DRAWS, jokers=1)[1:]})
 
 

@@ -112,7 +112,7 @@ def test_a_seeded_deal_is_always_the_same():
 @pytest.mark.parametrize("deck, message", [
     (["AS"] * 52, "repeated: AS"),
     (NUMBERS + FACES[:-1], "it has 51 cards"),
-    (NUMBERS[:-1] + FACES + ["JK"], "1 jokers, this game uses 0"),
+    (NUMBERS[:-1] + FACES + ["JK"], "1 joker, but this game's deck holds no joker"),
     (NUMBERS[:-1] + FACES + ["ZZ"], "deck[51]: unknown card code 'ZZ'"),
     ("AS 2S", "must be a list of card codes"),
 ])

@@ -100,8 +100,10 @@ def parse_deck(codes: Sequence[str], expected: Iterable[int], what: str = "deck"
         problems.append(f"it has {len(ids)} cards, this game needs {len(expected)}")
     given, wanted = Counter(ids), Counter(expected)
     repeated = sorted(c for c, n in given.items() if n > 1 and not is_joker(c))
-    if jokers_seen > len([c for c in expected if is_joker(c)]):
-        problems.append(f"{jokers_seen} jokers, this game uses {len([c for c in expected if is_joker(c)])}")
+    allowed = len([c for c in expected if is_joker(c)])
+    if jokers_seen > allowed:
+        problems.append(f"{_count(jokers_seen, 'joker')}, but this game's deck holds "
+                        f"{_count(allowed, 'joker') if allowed else 'no joker'}")
     if repeated:
         problems.append("repeated: " + ", ".join(card_code(c) for c in repeated))
     foreign = sorted(c for c in given if c not in wanted and not is_joker(c))
@@ -113,6 +115,10 @@ def parse_deck(codes: Sequence[str], expected: Iterable[int], what: str = "deck"
     if problems:
         raise ValueError(f"bad {what}: " + "; ".join(problems))
     return np.array(ids, dtype=np.int8)
+
+
+def _count(n: int, thing: str) -> str:
+    return f"{n} {thing}" + ("" if n == 1 else "s")
 
 
 def shuffled(cards: Iterable[int], rng: np.random.Generator) -> np.ndarray:
