@@ -15,7 +15,7 @@ AGENTS = {
     "heuristic": "the game's documented heuristic (Splendor's is the greedy player)",
     "greedy": "Splendor's greedy player (the same as its heuristic)",
     "search": "flat Monte Carlo over determinized deals, with the heuristic finishing each playout",
-    "ppo:<path>": "a saved MaskablePPO model (tabletop-gym train writes one)",
+    "ppo:<path>": "a saved policy: model.pt (tabletop-gym train) or a MaskablePPO model.zip (--algo sb3)",
 }
 
 # Each game's heuristic: (module in agents/, class).

@@ -133,7 +133,8 @@ def cmd_train(args) -> None:
         env_kwargs["reward"] = args.reward
     result = train(args.game, timesteps=args.timesteps, seed=args.seed, n_envs=args.envs, out=args.out,
                    eval_episodes=args.eval_episodes, workers=args.workers, progress=not args.quiet,
-                   env_kwargs=env_kwargs, vector=args.vector, algo=args.algo)
+                   env_kwargs=env_kwargs, vector=args.vector, algo=args.algo, start=args.start,
+                   start_episodes=args.start_episodes)
     settings = result.hyperparameters
     envs, steps = settings.get("num_envs", settings.get("n_envs")), settings.get("num_steps", settings.get("n_steps"))
     print(f"trained {result.timesteps:,} steps ({result.timesteps_requested:,} asked: PPO learns from whole "
@@ -239,6 +240,10 @@ def build_parser() -> argparse.ArgumentParser:
     training.add_argument("--timesteps", type=int, default=100_000,
                           help="the budget (rounded up to whole rollouts; the run's record gives the count)")
     training.add_argument("--seed", type=int, default=0, help="the training run's seed")
+    training.add_argument("--start", default=None, metavar="AGENT",
+                          help="ppo: first learn to play as this agent does (heuristic, search...) by behaviour "
+                               "cloning, then PPO")
+    training.add_argument("--start-episodes", type=int, default=2000, help="--start: the agent's games to learn from")
     training.add_argument("--envs", type=int, default=None,
                           help="games played at once (default: 64 for ppo, 4 for sb3)")
     training.add_argument("--out", default=None, help="output folder (default: runs/<Game>-v0)")

@@ -67,11 +67,13 @@ class Settings:
 
 
 def learn(envs: gym.vector.VectorEnv, timesteps: int, settings: Settings = Settings(), seed: int = 0,
-          out: str | Path = "runs/ppo", progress: bool = True, record: dict | None = None) -> dict:
+          out: str | Path = "runs/ppo", progress: bool = True, record: dict | None = None,
+          policy: MaskedPolicy | None = None) -> dict:
     """Train a masked policy on ``envs`` for ``timesteps`` env steps (whole rollouts); save it under ``out``.
 
-    Returns what happened: the steps trained, the seconds, the learning curve (a list of dicts, the CSV's rows) and
-    the fitted settings. ``record`` is saved with the policy (the game, its options).
+    ``policy`` is where to start (a policy trained before, against other opponents, or cloned from a heuristic);
+    by default a new one. Returns what happened: the steps trained, the seconds, the learning curve (a list of
+    dicts, the CSV's rows) and the fitted settings. ``record`` is saved with the policy (the game, its options).
     """
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
@@ -86,7 +88,11 @@ def learn(envs: gym.vector.VectorEnv, timesteps: int, settings: Settings = Setti
     # 1. The policy: an MLP actor and critic over the flat observation.
     obs_size = int(np.prod(envs.single_observation_space.shape))
     num_actions = int(envs.single_action_space.n)
-    policy = MaskedPolicy(obs_size, num_actions, settings.hidden)
+    if policy is None:
+        policy = MaskedPolicy(obs_size, num_actions, settings.hidden)
+    elif (policy.shape["obs_size"], policy.shape["num_actions"]) != (obs_size, num_actions):
+        raise ValueError(f"the policy takes {policy.shape['obs_size']} observations and {policy.shape['num_actions']} "
+                         f"actions; the env has {obs_size} and {num_actions}")
     optimizer = torch.optim.Adam(policy.parameters(), lr=settings.learning_rate, eps=1e-5)
 
     # 2. Rollout storage: one row per step, one column per game.

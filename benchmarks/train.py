@@ -147,22 +147,30 @@ ALGOS = ("ppo", "sb3")
 
 def train(game: str, timesteps: int = 100_000, seed: int = 0, n_envs: int | None = None, out: str | None = None,
           eval_episodes: int = 500, env_kwargs: dict | None = None, workers: int | None = None,
-          progress: bool = True, vector: bool = False, algo: str = "ppo") -> TrainResult:
+          progress: bool = True, vector: bool = False, algo: str = "ppo", start: str | None = None,
+          start_episodes: int = 2000) -> TrainResult:
     """Train a masked policy on ``game`` and evaluate it on deals it never saw; everything is written under ``out``.
 
     ``algo="ppo"`` (the default) is the project's own masked PPO (``tabletop_gym.benchmarks.ppo``) on the game's
     native vector env of ``n_envs`` games (default 64). ``algo="sb3"`` is sb3-contrib's MaskablePPO on ``n_envs``
     single envs (default 4), or with ``vector`` on the native vector env.
+    ``start`` (own PPO only): an agent's name (``heuristic``, ``search``...) whose play over ``start_episodes``
+    deals the policy first learns by behaviour cloning (``tabletop_gym.benchmarks.clone``), before PPO.
     """
     if algo not in ALGOS:
         raise ValueError(f"algo must be one of {', '.join(ALGOS)}, got {algo!r}")
+    if start is not None and algo != "ppo":
+        raise ValueError("start (behaviour cloning first) goes with the project's own PPO, algo='ppo'")
     env_id = game_id(game)
     env_kwargs = dict(env_kwargs or {})
     folder = Path(out or Path("runs") / env_id.split("/")[-1])
     folder.mkdir(parents=True, exist_ok=True)
-    run = _train_own if algo == "ppo" else _train_sb3
-    model_path, trained, hyperparameters, seconds, curve = run(env_id, timesteps, seed, n_envs, folder, env_kwargs,
-                                                               progress, vector)
+    if algo == "ppo":
+        model_path, trained, hyperparameters, seconds, curve = _train_own(
+            env_id, timesteps, seed, n_envs, folder, env_kwargs, progress, start, start_episodes)
+    else:
+        model_path, trained, hyperparameters, seconds, curve = _train_sb3(
+            env_id, timesteps, seed, n_envs, folder, env_kwargs, progress, vector)
 
     # Evaluate the saved model like any agent, on deals it never trained on.
     from ..agents.ppo import PPOAgent
@@ -181,16 +189,36 @@ def train(game: str, timesteps: int = 100_000, seed: int = 0, n_envs: int | None
     return outcome
 
 
-def _train_own(env_id, timesteps, seed, n_envs, folder, env_kwargs, progress, vector):
+def _train_own(env_id, timesteps, seed, n_envs, folder, env_kwargs, progress, start, start_episodes):
     from .ppo import Settings, learn
 
     settings = Settings(num_envs=n_envs or Settings.num_envs)
     envs = _native_vector_env(env_id, settings.num_envs, env_kwargs)
-    run = learn(envs, timesteps, settings, seed=seed, out=folder, progress=progress,
-                record={"game": env_id, "env_kwargs": {k: _by_name(v) for k, v in env_kwargs.items()}})
+    started = time.perf_counter()
+    policy, cloned = None, {}
+    if start is not None:
+        policy, cloned = _cloned_policy(env_id, envs, start, start_episodes, seed, settings, env_kwargs, progress)
+    record = {"game": env_id, "env_kwargs": {k: _by_name(v) for k, v in env_kwargs.items()}, **cloned}
+    run = learn(envs, timesteps, settings, seed=seed, out=folder, progress=progress, record=record, policy=policy)
     envs.close()
     curve = [(row["step"], row["win_rate"]) for row in run["curve"]]
-    return run["model_path"], run["timesteps"], run["settings"], run["seconds"], curve
+    return run["model_path"], run["timesteps"], {**run["settings"], **cloned}, time.perf_counter() - started, curve
+
+
+def _cloned_policy(env_id, envs, start, episodes, seed, settings, env_kwargs, progress):
+    """A policy that plays as the agent ``start`` does, learnt from its games (deals the evaluation never sees)."""
+    from ..agents import make_agent
+    from ..agents.ppo import MaskedPolicy
+    from .clone import collect, fit
+
+    teacher = make_agent(start, env_id, seed=seed)
+    data = collect(env_id, teacher, episodes, seed=20_000_000 + seed, gamma=settings.gamma, env_kwargs=env_kwargs,
+                   progress=progress)
+    policy = MaskedPolicy(int(np.prod(envs.single_observation_space.shape)), int(envs.single_action_space.n),
+                          settings.hidden)
+    agreement = fit(policy, data, seed=seed, progress=progress)
+    return policy, {"start": start, "start_episodes": episodes, "teacher_win_rate": data["win_rate"],
+                    "cloned_agreement": round(agreement[-1], 4)}
 
 
 def _train_sb3(env_id, timesteps, seed, n_envs, folder, env_kwargs, progress, vector):

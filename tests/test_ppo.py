@@ -98,3 +98,33 @@ def test_masked_policy_never_picks_an_illegal_action():
     mask[torch.arange(500), torch.randint(0, 6, (500,))] = True
     action, logprob, _, _ = policy.act(obs, mask)
     assert mask[torch.arange(500), action].all() and torch.isfinite(logprob).all()
+
+
+def test_behaviour_cloning_learns_the_teachers_actions_and_the_returns():
+    from tabletop_gym.benchmarks.clone import collect, fit
+
+    teacher = make_agent("heuristic", "royal_assassin", seed=0)
+    data = collect("Tabletop/RoyalAssassin-v0", teacher, episodes=150, seed=0, gamma=0.9, progress=False)
+    n = len(data["actions"])
+    assert data["observations"].shape[0] == data["masks"].shape[0] == n == len(data["returns"])
+    assert data["masks"][np.arange(n), data["actions"]].all()  # every recorded action was legal
+    paid = data["returns"][data["returns"] != 0]  # won games: 0.9 ** (decisions left after this one)
+    steps_left = np.log(paid) / np.log(0.9)
+    assert len(paid) and np.allclose(steps_left, np.round(steps_left), atol=1e-3) and (paid <= 1).all()
+    torch.manual_seed(0)
+    policy = MaskedPolicy(data["observations"].shape[1], data["masks"].shape[1], (128, 128))
+    agreement = fit(policy, data, epochs=30, progress=False)
+    assert agreement[-1] > agreement[0] and agreement[-1] > 0.8
+
+
+def test_train_can_start_from_a_cloned_heuristic(tmp_path):
+    import json
+
+    from tabletop_gym.benchmarks.train import train
+
+    train("dead_center", timesteps=256, n_envs=4, out=str(tmp_path), eval_episodes=2, workers=1, progress=False,
+          start="heuristic", start_episodes=3)
+    record = json.loads((tmp_path / "result.json").read_text())["hyperparameters"]
+    assert record["start"] == "heuristic" and record["start_episodes"] == 3 and 0 < record["cloned_agreement"] <= 1
+    with pytest.raises(ValueError, match="goes with the project's own PPO"):
+        train("dead_center", timesteps=64, algo="sb3", start="heuristic", out=str(tmp_path / "x"))
