@@ -116,7 +116,7 @@ def cmd_leaderboard(args) -> None:
     if args.ppo:
         pairs = [item.split("=", 1) for item in args.ppo.split(",")]
         if any(len(pair) != 2 for pair in pairs):
-            raise ValueError(f"--ppo takes game=model.zip pairs, got {args.ppo!r}")
+            raise ValueError(f"--ppo takes game=model.pt pairs, got {args.ppo!r}")
         ppo = dict(pairs)
         require("rl", "sb3_contrib")
     leaderboard(episodes=args.episodes, seed=args.seed, workers=args.workers, games=_names(args.games),
@@ -227,7 +227,7 @@ def build_parser() -> argparse.ArgumentParser:
     board.add_argument("--workers", type=int, default=None, help="worker processes (default: one per CPU)")
     board.add_argument("--games", default=None, help=f"comma-separated, of {', '.join(GAMES)} (default: all)")
     board.add_argument("--agents", default=",".join(AGENT_ORDER), help="comma-separated agent names")
-    board.add_argument("--ppo", default=None, help="game=model.zip pairs (comma-separated) to add as 'ppo' rows")
+    board.add_argument("--ppo", default=None, help="game=model.pt (or MaskablePPO .zip) pairs, comma-separated, to add as 'ppo' rows")
     board.add_argument("--out", default="leaderboard.md", help="the markdown table")
     board.add_argument("--png", default="leaderboard.png", help="the chart (needs the rl extra's matplotlib)")
     board.add_argument("--quiet", action="store_true", help="no progress line")

@@ -85,7 +85,7 @@ def plan(episodes: int = LEADERBOARD_EPISODES, games=None, agents=AGENT_ORDER, p
         for name in agents:
             opponents = SPLENDOR_OPPONENTS if game == "splendor" else (None,)
             if name == "ppo" and game not in ppo_models:
-                rows += [Skipped(game, name, f"no model (--ppo {game}=model.zip)", o) for o in opponents]
+                rows += [Skipped(game, name, f"no model (--ppo {game}=model.pt)", o) for o in opponents]
                 continue
             if name == "greedy" and game != "splendor":
                 continue

@@ -124,7 +124,7 @@ def test_leaderboard_says_which_rows_it_skipped_and_what_it_wrote(tmp_path, caps
     out = tmp_path / "board.md"
     table = leaderboard.main(episodes=2, games=["dead_center"], agents=("random", "ppo"), out=str(out), png=None,
                              workers=1, progress=False)
-    assert "| DeadCenter-v0 | ppo | - | 0 | skipped: no model (--ppo dead_center=model.zip) |" in table
+    assert "| DeadCenter-v0 | ppo | - | 0 | skipped: no model (--ppo dead_center=model.pt) |" in table
     assert f"wrote {out}" in capsys.readouterr().out
     with pytest.raises(ValueError, match="no folder"):
         leaderboard.main(episodes=2, games=["dead_center"], out=str(tmp_path / "nodir" / "b.md"), png=None)
