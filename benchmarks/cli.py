@@ -227,7 +227,8 @@ def build_parser() -> argparse.ArgumentParser:
     board.add_argument("--workers", type=int, default=None, help="worker processes (default: one per CPU)")
     board.add_argument("--games", default=None, help=f"comma-separated, of {', '.join(GAMES)} (default: all)")
     board.add_argument("--agents", default=",".join(AGENT_ORDER), help="comma-separated agent names")
-    board.add_argument("--ppo", default=None, help="game=model.pt (or MaskablePPO .zip) pairs, comma-separated, to add as 'ppo' rows")
+    board.add_argument("--ppo", default=None,
+                       help="game=model.pt (or a MaskablePPO .zip) pairs, comma-separated, to add as 'ppo' rows")
     board.add_argument("--out", default="leaderboard.md", help="the markdown table")
     board.add_argument("--png", default="leaderboard.png", help="the chart (needs the rl extra's matplotlib)")
     board.add_argument("--quiet", action="store_true", help="no progress line")
