@@ -219,7 +219,8 @@ def replay(game: str, agent="random", seed: int = 0, out="replay.gif", fps: floa
     """Play one episode of ``agent`` on ``game`` and write it to ``out`` (``.gif`` or ``.html``).
 
     ``fps``: frames per second when played (None: see ``frame_rate``); ``max_steps``: the episode is cut after
-    this many decisions (None: never); ``env_kwargs``: options of the env (Splendor's ``opponent``, ``num_players``, ``seat``).
+    this many decisions (None: never); ``env_kwargs``: options of the env (Splendor's ``opponent``,
+    ``num_players``, ``seat``).
     """
     kind = check_out(out)
     frame_rate(1, fps)  # a bad fps is refused before the episode is played
