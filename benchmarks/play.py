@@ -182,7 +182,9 @@ def help_text(name: str) -> str:
                           indent=2)]
     rules_page = resources.files(f"{__package__.rpartition('.')[0]}.envs.{name}").joinpath("RULES.md")
     if rules_page.is_file():
-        lines.append(wrapped(f"  The full rules, every ruling included: {rules_page}", indent=4))
+        # The installed path can be longer than a line: the folder and the file go on lines of their own.
+        lines += [wrapped("  The full rules, every ruling included, are RULES.md in the folder", indent=4),
+                  f"  {rules_page.parent}" if len(str(rules_page.parent)) <= 98 else f"  tabletop_gym/envs/{name}/"]
     return "\n".join(lines)
 
 

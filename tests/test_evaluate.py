@@ -33,7 +33,7 @@ def test_evaluate_is_reproducible_and_independent_of_workers():
 def test_evaluate_accepts_an_agent_object():
     result = evaluate("Tabletop/DungeonSolitaire-v0", RandomAgent(0), episodes=10, seed=0, workers=1,
                       progress=False)
-    assert result.agent == "RandomAgent" and result.episodes == 10
+    assert result.agent == "random" and result.episodes == 10  # the agent's own name
 
 
 def test_evaluate_rejects_unknown_games_and_agents():
