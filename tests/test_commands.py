@@ -162,7 +162,8 @@ def test_the_worker_pool_never_forks_once_torch_is_loaded():
     assert out == ["fork", "forkserver"]
 
 
-def test_readme_names_no_path_outside_the_repository():
+def test_the_docs_name_no_path_outside_the_repository():
     root = Path(__file__).resolve().parents[1]
-    for path in [root / "README.md", root / "CONTRIBUTING.md", *root.glob("docs/*.md")]:
-        assert "../shared" not in path.read_text(encoding="utf-8"), path
+    pages = [root / "README.md", root / "CONTRIBUTING.md", *root.glob("docs/*.md"), *root.glob("envs/*/RULES.md")]
+    for path in pages:
+        assert "../" not in path.read_text(encoding="utf-8"), path  # a clone has nothing beside it
