@@ -9,13 +9,16 @@ from __future__ import annotations
 from importlib import import_module
 
 from .base import Agent, RandomAgent
+from .policy import PolicyAgent, committed_model
 
 AGENTS = {
     "random": "uniform over the legal actions",
     "heuristic": "the game's documented heuristic (Splendor's is the greedy player)",
     "greedy": "Splendor's greedy player (the same as its heuristic)",
     "search": "flat Monte Carlo over determinized deals, with the heuristic finishing each playout",
-    "ppo:<path>": "a saved policy: model.pt (tabletop-gym train) or a MaskablePPO model.zip (--algo sb3)",
+    "ppo": "the game's learned policy that ships in agents/models/ (numpy only; how it was trained is in its record)",
+    "search-ppo": "the search agent with the game's learned policy as its prior and as the policy of its playouts",
+    "ppo:<path>": "a saved policy: policy.npz or model.pt (tabletop-gym train), or a MaskablePPO model.zip (--algo sb3)",
 }
 
 # Each game's heuristic: (module in agents/, class).
@@ -67,9 +70,7 @@ def make_agent(name: str, game: str | None = None, seed: int | None = None) -> A
     if lowered == "random":
         return RandomAgent(seed)
     if lowered.startswith("ppo:"):
-        from .ppo import PPOAgent
-
-        return PPOAgent(key[4:], seed=seed)
+        return saved_policy(key[4:], seed)
     if lowered not in AGENTS:
         raise ValueError(f"unknown agent {name!r}; the agents are: {', '.join(AGENTS)}")
     if game is None:
@@ -79,14 +80,42 @@ def make_agent(name: str, game: str | None = None, seed: int | None = None) -> A
         raise ValueError(f"the greedy agent plays splendor only; {game} has the 'heuristic' agent")
     if lowered in ("heuristic", "greedy"):
         return heuristic(game, seed)
+    if lowered == "ppo":
+        return PolicyAgent(committed_model(game), seed=seed)
+    learned = PolicyAgent(committed_model(game)) if lowered == "search-ppo" else None
+    return search_agent(game, seed, learned)
+
+
+def search_agent(game: str, seed: int | None = None, learned=None):
+    """The game's search agent (``SEARCH``); with ``learned`` (a policy agent that has ``act_batch``), that
+    policy is both its prior and the policy of its playouts, in place of the heuristic."""
     from .search import SearchAgent
 
-    settings = dict(SEARCH[game])
+    settings = dict(SEARCH[short_name(game)])
     rollout_options = settings.pop("rollout_options", {})
-    if "horizon" in settings:  # named in the game's heuristic module
-        settings["horizon"] = getattr(import_module(f".{HEURISTICS[game][0]}", __name__), settings["horizon"])
+    settings = _named_horizon(short_name(game), settings)
+    if learned is not None:
+        return SearchAgent(rollout=learned, prior=learned, seed=seed, **settings)
     prior = heuristic(game) if rollout_options else None  # None: the rollout policy's choice stands
     return SearchAgent(rollout=heuristic(game, **rollout_options), prior=prior, seed=seed, **settings)
 
 
-__all__ = ["Agent", "RandomAgent", "AGENTS", "HEURISTICS", "make_agent", "heuristic", "short_name"]
+def _named_horizon(game: str, settings: dict) -> dict:
+    """``settings`` with a horizon given by name replaced by the function of that name in the game's module."""
+    if "horizon" in settings:
+        settings = {**settings, "horizon": getattr(import_module(f".{HEURISTICS[game][0]}", __name__),
+                                                   settings["horizon"])}
+    return settings
+
+
+def saved_policy(path: str, seed: int | None = None):
+    """The agent that plays a saved policy: a ``.npz`` with numpy, a ``model.pt`` or ``.zip`` with torch."""
+    if path.endswith(".npz"):
+        return PolicyAgent(path, seed=seed)
+    from .ppo import PPOAgent
+
+    return PPOAgent(path, seed=seed)
+
+
+__all__ = ["Agent", "RandomAgent", "PolicyAgent", "AGENTS", "HEURISTICS", "make_agent", "heuristic", "short_name",
+           "committed_model", "saved_policy", "search_agent"]

@@ -20,11 +20,24 @@ def _layer(size_in: int, size_out: int, gain: float) -> nn.Linear:
 
 class MaskedPolicy(nn.Module):
     """An actor and a critic, each an MLP over the flat observation; the actor's logits masked to the legal
-    actions (an illegal action gets a logit of -1e9, so its probability is 0)."""
+    actions (an illegal action gets a logit of -1e9, so its probability is 0).
 
-    def __init__(self, obs_size: int, num_actions: int, hidden=(256, 256)):
+    ``obs_high`` (the observation space's upper bounds) scales every entry into [0, 1] before the first layer:
+    the envs' observations are counts and values (a draw pile of 33, a card value of 13) beside 0/1 flags, and
+    unscaled, the large entries swamp the flags in a tanh network's first layer.
+    """
+
+    def __init__(self, obs_size: int, num_actions: int, hidden=(256, 256), obs_high=None):
         super().__init__()
         self.shape = {"obs_size": int(obs_size), "num_actions": int(num_actions), "hidden": list(hidden)}
+        scale = np.ones(obs_size, dtype=np.float32)
+        if obs_high is not None:
+            high = np.asarray(obs_high, dtype=np.float32).reshape(-1)
+            if high.shape != (obs_size,):
+                raise ValueError(f"obs_high has {high.size} entries; the observation has {obs_size}")
+            usable = np.isfinite(high) & (high > 0)
+            scale[usable] = 1 / high[usable]
+        self.register_buffer("obs_scale", torch.as_tensor(scale))  # saved with the weights
         self.actor = self._mlp(obs_size, hidden, num_actions, 0.01)  # small: the first policy is near uniform
         self.critic = self._mlp(obs_size, hidden, 1, 1.0)
 
@@ -37,10 +50,10 @@ class MaskedPolicy(nn.Module):
         return nn.Sequential(*layers, _layer(sizes[-1], last_size, last_gain))
 
     def value(self, obs):
-        return self.critic(obs).squeeze(-1)
+        return self.critic(obs * self.obs_scale).squeeze(-1)
 
     def logits(self, obs, mask):
-        return self.actor(obs).masked_fill(~mask, -1e9)
+        return self.actor(obs * self.obs_scale).masked_fill(~mask, -1e9)
 
     def act(self, obs, mask, action=None):
         """(action, its log-probability, the entropy, the value); samples an action unless one is given."""

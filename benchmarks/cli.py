@@ -1,4 +1,4 @@
-"""The ``tabletop-gym`` command: list, play, eval, leaderboard, bench, train, replay."""
+"""The ``tabletop-gym`` command: list, play, eval, leaderboard, bench, train, curves, replay."""
 
 from __future__ import annotations
 
@@ -87,7 +87,7 @@ def cmd_play(args, stdin=None) -> None:
 def cmd_eval(args) -> None:
     from .evaluate import evaluate
 
-    if args.agent.lower().startswith("ppo:"):
+    if args.agent.lower().startswith("ppo:") and not args.agent.endswith(".npz"):
         require("rl", "sb3_contrib")
     result = evaluate(args.game, args.agent, episodes=args.episodes, seed=args.seed, workers=args.workers,
                       progress=not args.quiet, opponent=args.opponent, num_players=args.players,
@@ -116,9 +116,10 @@ def cmd_leaderboard(args) -> None:
     if args.ppo:
         pairs = [item.split("=", 1) for item in args.ppo.split(",")]
         if any(len(pair) != 2 for pair in pairs):
-            raise ValueError(f"--ppo takes game=model.pt pairs, got {args.ppo!r}")
+            raise ValueError(f"--ppo takes game=policy.npz pairs, got {args.ppo!r}")
         ppo = dict(pairs)
-        require("rl", "sb3_contrib")
+        if not all(path.endswith(".npz") for path in ppo.values()):
+            require("rl", "sb3_contrib")
     leaderboard(episodes=args.episodes, seed=args.seed, workers=args.workers, games=_names(args.games),
                 agents=[a.strip() for a in args.agents.split(",")], out=args.out, png=args.png, ppo_models=ppo,
                 progress=not args.quiet, search_episodes=args.search_episodes)
@@ -131,19 +132,29 @@ def cmd_train(args) -> None:
     env_kwargs = _table_options(args, game_id(args.game))
     if args.reward is not None:
         env_kwargs["reward"] = args.reward
+    if args.observation is not None:
+        env_kwargs["observation"] = args.observation
     result = train(args.game, timesteps=args.timesteps, seed=args.seed, n_envs=args.envs, out=args.out,
                    eval_episodes=args.eval_episodes, workers=args.workers, progress=not args.quiet,
                    env_kwargs=env_kwargs, vector=args.vector, algo=args.algo, start=args.start,
-                   start_episodes=args.start_episodes)
+                   start_episodes=args.start_episodes, self_play=args.self_play)
     settings = result.hyperparameters
     envs, steps = settings.get("num_envs", settings.get("n_envs")), settings.get("num_steps", settings.get("n_steps"))
     print(f"trained {result.timesteps:,} steps ({result.timesteps_requested:,} asked: PPO learns from whole "
           f"rollouts of {envs} envs x {steps} steps) in {result.seconds:.0f} s")
     print(f"wrote {result.model_path}, {result.curve_path} and {Path(result.model_path).parent / 'result.json'}")
-    evaluation = result.evaluation
-    print(f"final evaluation: win rate {100 * evaluation['win_rate']:.2f}% "
-          f"(95% CI {100 * evaluation['win_low']:.2f}-{100 * evaluation['win_high']:.2f}%), "
-          f"mean score {evaluation['mean_score']:.2f} over {evaluation['episodes']} episodes")
+    for against, evaluation in {None: result.evaluation, **result.other_evaluations}.items():
+        print(f"final evaluation{f' against {against}' if against else ''}: win rate "
+              f"{100 * evaluation['win_rate']:.2f}% (95% CI {100 * evaluation['win_low']:.2f}-"
+              f"{100 * evaluation['win_high']:.2f}%), mean score {evaluation['mean_score']:.2f} over "
+              f"{evaluation['episodes']} episodes")
+
+
+def cmd_curves(args) -> None:
+    from .curves import main as curves
+
+    require("rl", "matplotlib")
+    curves(args.runs, out=args.out, table=args.table)
 
 
 def cmd_replay(args) -> None:
@@ -228,7 +239,8 @@ def build_parser() -> argparse.ArgumentParser:
     board.add_argument("--games", default=None, help=f"comma-separated, of {', '.join(GAMES)} (default: all)")
     board.add_argument("--agents", default=",".join(AGENT_ORDER), help="comma-separated agent names")
     board.add_argument("--ppo", default=None,
-                       help="game=model.pt (or a MaskablePPO .zip) pairs, comma-separated, to add as 'ppo' rows")
+                       help="game=policy.npz pairs (or model.pt, a MaskablePPO .zip), comma-separated: the learned "
+                            "policy the ppo and search-ppo rows play, in place of the game's shipped one")
     board.add_argument("--out", default="leaderboard.md", help="the markdown table")
     board.add_argument("--png", default="leaderboard.png", help="the chart (needs the rl extra's matplotlib)")
     board.add_argument("--quiet", action="store_true", help="no progress line")
@@ -254,11 +266,24 @@ def build_parser() -> argparse.ArgumentParser:
     training.add_argument("--vector", action="store_true",
                           help="sb3: train on the game's native vector env (--envs games in one batch); ppo always "
                                "does")
+    training.add_argument("--self-play", action="store_true",
+                          help="splendor: train on the AEC env against a league of the learner's snapshots and the "
+                               "random and greedy players (the final evaluation: against greedy and random)")
+    training.add_argument("--observation", choices=["plain", "features"], default=None,
+                          help="the env's observation: plain, or with the features its rules compute appended "
+                               "(dead_center, royal_assassin); the learned policy computes them itself when it plays "
+                               "a plain env")
     training.add_argument("--reward", choices=["win", "score"], default=None,
                           help="what the learner is paid: for a win (default) or the game's score, a denser signal")
     training.add_argument("--opponent", default=None, help="splendor: the opponent to train against")
     training.add_argument("--players", type=int, default=None, help="splendor: 2, 3 or 4 players")
     training.add_argument("--quiet", action="store_true", help="no progress bars")
+
+    curving = command("curves", "learning curves of several training runs, by game: the mean over seeds and the "
+                                "spread (needs the rl extra)", cmd_curves)
+    curving.add_argument("runs", nargs="+", help="the run folders tabletop-gym train wrote")
+    curving.add_argument("--out", default="learning_curves.png", help="the chart")
+    curving.add_argument("--table", default=None, help="also write the markdown table of the runs here")
 
     bench = command("bench", "random-play throughput against reference environments (needs the bench extra)",
                     cmd_bench)

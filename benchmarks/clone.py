@@ -51,6 +51,41 @@ def collect(env_id: str, teacher, episodes: int, seed: int = 0, gamma: float = 0
             "win_rate": wins / episodes}
 
 
+def collect_batched(env_id: str, teacher, episodes: int, seed: int = 0, gamma: float = 0.99,
+                    env_kwargs: dict | None = None, num_envs: int = 256, progress: bool = True) -> dict:
+    """``collect`` for a teacher that chooses for many games at once (``act_batch``), on the game's native vector
+    env of ``num_envs`` games: the first ``episodes`` games to finish (the vector env's games of ``seed``, then
+    the ones its rows start next), as arrays of the same kind."""
+    envs = gym.make_vec(env_id, num_envs=num_envs, vectorization_mode="vector_entry_point",
+                        autoreset_mode=gym.vector.AutoresetMode.SAME_STEP, **(env_kwargs or {}))
+    obs, infos = envs.reset(seed=seed)
+    playing = [[] for _ in range(num_envs)]  # each row's game so far: (observation, mask, action)
+    observations, masks, actions, returns = [], [], [], []
+    wins = finished = 0
+    bar = tqdm(total=episodes, desc=f"teacher on {env_id}", unit="ep", disable=not progress)
+    while finished < episodes:
+        chosen = np.asarray(teacher.act_batch(obs, infos["action_mask"]))
+        for i in range(num_envs):
+            playing[i].append((obs[i], infos["action_mask"][i].astype(bool), int(chosen[i])))
+        obs, rewards, terminated, truncated, infos = envs.step(chosen)
+        for i in np.flatnonzero(terminated | truncated):
+            if finished < episodes:
+                game = playing[i]
+                observations += [o for o, _, _ in game]
+                masks += [m for _, m, _ in game]
+                actions += [a for _, _, a in game]
+                returns.extend(float(rewards[i]) * gamma ** np.arange(len(game) - 1, -1, -1))
+                wins += bool(infos["final_info"]["won"][i])
+                finished += 1
+                bar.update()
+            playing[i] = []
+    bar.close()
+    envs.close()
+    return {"observations": np.array(observations, dtype=np.float32), "masks": np.array(masks),
+            "actions": np.array(actions), "returns": np.array(returns, dtype=np.float32),
+            "win_rate": wins / episodes}
+
+
 def fit(policy: MaskedPolicy, data: dict, epochs: int = 10, minibatch_size: int = 512, learning_rate: float = 1e-3,
         seed: int = 0, progress: bool = True) -> list[float]:
     """Train ``policy``'s actor to the teacher's actions and its critic to the returns; the agreement with the

@@ -17,18 +17,19 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from ..agents import make_agent
+from ..agents import committed_model, make_agent, saved_policy, search_agent
 from ..envs import GAMES, game_id
 from .evaluate import EvalResult, evaluate
 
-AGENT_ORDER = ("random", "heuristic", "search", "ppo")
+AGENT_ORDER = ("random", "heuristic", "search", "ppo", "search-ppo")
+LEARNED = ("ppo", "search-ppo")  # the rows that play a learned policy: the game's shipped one, or --ppo's
 SPLENDOR_OPPONENTS = ("random", "greedy")
 LEADERBOARD_EPISODES = 100
 # The search agent's episodes per row by default: a One Card Dungeon game takes it about 30 s, the others' 1-4 s.
 LEADERBOARD_SEARCH_EPISODES = {"dungeon_solitaire": 10, "royal_assassin": 10, "dead_center": 10,
                                "one_card_dungeon": 2, "splendor": 10}
 # Rough seconds an episode on one core, so that the progress line's time left weighs a search game as what it is.
-SECONDS_PER_EPISODE = {"random": 0.002, "heuristic": 0.05, "ppo": 0.05, "search": 3.0}
+SECONDS_PER_EPISODE = {"random": 0.002, "heuristic": 0.05, "ppo": 0.05, "search": 3.0, "search-ppo": 3.0}
 SEARCH_SECONDS_PER_EPISODE = {"one_card_dungeon": 30.0}
 
 
@@ -53,7 +54,7 @@ class Row:
 
     @property
     def cost(self) -> float:
-        if self.agent == "search":
+        if self.agent.startswith("search"):
             return self.episodes * SEARCH_SECONDS_PER_EPISODE.get(self.game, SECONDS_PER_EPISODE["search"])
         return self.episodes * SECONDS_PER_EPISODE.get(self.agent, SECONDS_PER_EPISODE["heuristic"])
 
@@ -63,9 +64,18 @@ class Row:
 
 
 def _agent(name: str, game: str, ppo_models: dict):
-    if name == "ppo":
-        return make_agent("ppo:" + str(ppo_models[game]), game)
+    if name in LEARNED and game in ppo_models:
+        learned = saved_policy(str(ppo_models[game]))
+        return learned if name == "ppo" else search_agent(game, learned=learned)
     return name if name == "random" else make_agent(name, game)
+
+
+def _ships_policy(game: str) -> bool:
+    try:
+        committed_model(game)
+    except ValueError:
+        return False
+    return True
 
 
 def plan(episodes: int = LEADERBOARD_EPISODES, games=None, agents=AGENT_ORDER, ppo_models: dict | None = None,
@@ -84,13 +94,14 @@ def plan(episodes: int = LEADERBOARD_EPISODES, games=None, agents=AGENT_ORDER, p
     for game in games:
         for name in agents:
             opponents = SPLENDOR_OPPONENTS if game == "splendor" else (None,)
-            if name == "ppo" and game not in ppo_models:
-                rows += [Skipped(game, name, f"no model (--ppo {game}=model.pt)", o) for o in opponents]
+            if name in LEARNED and game not in ppo_models and not _ships_policy(game):
+                rows += [Skipped(game, name, f"no policy ships for it (--ppo {game}=policy.npz)", o)
+                         for o in opponents]
                 continue
             if name == "greedy" and game != "splendor":
                 continue
             count = episodes
-            if name == "search":
+            if name.startswith("search"):
                 count = search_episodes or LEADERBOARD_SEARCH_EPISODES.get(game, episodes)
             rows += [Row(game, name, opponent, count) for opponent in opponents]
     return rows
@@ -134,7 +145,29 @@ def run(episodes: int = LEADERBOARD_EPISODES, seed: int = 0, workers: int | None
     return results
 
 
-def markdown(results: list, seed: int) -> str:
+def trained_how(record: dict) -> str:
+    """How a learned policy was trained, in a phrase, from the record saved with it."""
+    start = f"cloned from the {record['start']} agent's play, then " if record.get("start") else "from scratch, "
+    options = ", ".join(f"{key}={value}" for key, value in record.get("env_kwargs", {}).items())
+    return (f"{start}{record.get('timesteps', 0):,} steps of masked PPO, seed {record.get('seed')}"
+            + (f", with {options}" if options else ""))
+
+
+def learned_notes(results: list, ppo_models: dict | None = None) -> list:
+    """A line for each game with learned rows: which policy they played, and how it was trained."""
+    ppo_models = {_short(game): model for game, model in (ppo_models or {}).items()}
+    lines = []
+    for game in dict.fromkeys(_short(r.game) for r in results
+                              if isinstance(r, EvalResult) and r.agent in LEARNED):
+        path = ppo_models.get(game) or committed_model(game)
+        record = getattr(saved_policy(str(path)), "record", None)
+        how = trained_how(record) if record else "a MaskablePPO or torch model"
+        shown = f"agents/models/{Path(path).name}" if game not in ppo_models else str(path)
+        lines.append(f"- {game_id(game).split('/')[-1]}: `{shown}`, {how}.")
+    return lines
+
+
+def markdown(results: list, seed: int, notes: list | None = None) -> str:
     lines = [
         f"Win rate with its Wilson 95% interval, mean score and mean episode length (agent decisions); episode i "
         f"of every row is dealt from seed {seed} + i.",
@@ -150,6 +183,9 @@ def markdown(results: list, seed: int) -> str:
         lines.append(f"| {game} | {r.agent} | {r.opponent or '-'} | {r.episodes} "
                      f"| {100 * r.win_rate:.1f}% | {100 * r.win_low:.1f}–{100 * r.win_high:.1f}% "
                      f"| {r.mean_score:.2f} | {r.mean_length:.1f} |")
+    if notes:
+        lines += ["", "The learned rows (ppo, and search-ppo: the search agent with that policy as its prior and "
+                      "playout policy):", "", *notes]
     return "\n".join(lines) + "\n"
 
 
@@ -165,7 +201,8 @@ def chart(results: list, path: Path) -> None:
     rates = [100 * r.win_rate for r in results]
     errors = [[100 * max(0.0, r.win_rate - r.win_low) for r in results],
               [100 * max(0.0, r.win_high - r.win_rate) for r in results]]
-    colours = {"random": "#9e9e9e", "heuristic": "#1f77b4", "search": "#d62728", "ppo": "#2ca02c"}
+    colours = {"random": "#9e9e9e", "heuristic": "#1f77b4", "search": "#d62728", "ppo": "#2ca02c",
+               "search-ppo": "#9467bd"}
     fig, ax = plt.subplots(figsize=(max(8, 0.6 * len(results)), 5))
     ax.bar(range(len(results)), rates, yerr=errors, capsize=3,
            color=[colours.get(r.agent, "#7f7f7f") for r in results])
@@ -186,7 +223,7 @@ def main(episodes: int = LEADERBOARD_EPISODES, seed: int = 0, workers: int | Non
             raise ValueError(f"cannot write {path}: no folder {Path(path).resolve().parent}")
     started = time.perf_counter()
     results = run(episodes, seed, workers, games, agents, ppo_models, progress, search_episodes)
-    table = markdown(results, seed)
+    table = markdown(results, seed, learned_notes(results, ppo_models))
     print(table)
     Path(out).write_text(table, encoding="utf-8")
     written = [str(out)]

@@ -7,8 +7,10 @@ autoreset: the native vector envs of every game here (``gym.make_vec(id, num_env
 masked by the batched masks; a finished game's row carries an all-ones mask, and the step that resets it is left
 out of the loss. It writes, under ``out``:
 
-- ``model.pt``: the policy (``tabletop_gym.agents.ppo.MaskedPolicy``) with what it was trained on; the agent
-  ``ppo:<out>/model.pt`` plays it;
+- ``model.pt``: the policy (``tabletop_gym.agents.ppo.MaskedPolicy``, actor and critic) with what it was trained
+  on, to train on from (``policy=``); the agent ``ppo:<out>/model.pt`` plays it with torch;
+- ``policy.npz``: the actor alone, which ``ppo:<out>/policy.npz`` plays with numpy alone (the file a game's
+  shipped policy, ``agents/models/<game>.npz``, is a copy of);
 - ``learning_curve.csv``: per update, the steps so far, the episodes finished, the win rate and mean score of
   the last ``WINDOW`` training episodes, steps per second and the losses;
 - ``learning_curve.png`` and ``result.json``, written by ``tabletop_gym.benchmarks.train``, which also evaluates
@@ -29,6 +31,7 @@ import torch
 from torch import nn
 from tqdm import tqdm
 
+from ..agents.policy import export_policy
 from ..agents.ppo import MaskedPolicy, save_policy
 
 WINDOW = 100  # training episodes in the running win rate
@@ -68,12 +71,13 @@ class Settings:
 
 def learn(envs: gym.vector.VectorEnv, timesteps: int, settings: Settings = Settings(), seed: int = 0,
           out: str | Path = "runs/ppo", progress: bool = True, record: dict | None = None,
-          policy: MaskedPolicy | None = None) -> dict:
+          policy: MaskedPolicy | None = None, on_update=None) -> dict:
     """Train a masked policy on ``envs`` for ``timesteps`` env steps (whole rollouts); save it under ``out``.
 
     ``policy`` is where to start (a policy trained before, against other opponents, or cloned from a heuristic);
     by default a new one. Returns what happened: the steps trained, the seconds, the learning curve (a list of
     dicts, the CSV's rows) and the fitted settings. ``record`` is saved with the policy (the game, its options).
+    ``on_update(update, updates, policy)``, if given, is called after each update (self-play takes snapshots so).
     """
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
@@ -85,11 +89,11 @@ def learn(envs: gym.vector.VectorEnv, timesteps: int, settings: Settings = Setti
     torch.set_num_threads(settings.torch_threads)
     rng = np.random.default_rng(seed)
 
-    # 1. The policy: an MLP actor and critic over the flat observation.
+    # 1. The policy: an MLP actor and critic over the flat observation, scaled by its bounds.
     obs_size = int(np.prod(envs.single_observation_space.shape))
     num_actions = int(envs.single_action_space.n)
     if policy is None:
-        policy = MaskedPolicy(obs_size, num_actions, settings.hidden)
+        policy = MaskedPolicy(obs_size, num_actions, settings.hidden, envs.single_observation_space.high)
     elif (policy.shape["obs_size"], policy.shape["num_actions"]) != (obs_size, num_actions):
         raise ValueError(f"the policy takes {policy.shape['obs_size']} observations and {policy.shape['num_actions']} "
                          f"actions; the env has {obs_size} and {num_actions}")
@@ -187,14 +191,18 @@ def learn(envs: gym.vector.VectorEnv, timesteps: int, settings: Settings = Setti
                       "entropy": entropy.mean().item()})
         if finished:
             bar.set_postfix_str(f"win rate {100 * win_rate:.1f}% (last {len(finished)} episodes)", refresh=False)
+        if on_update is not None:
+            on_update(update, updates, policy)
     bar.close()
 
     seconds = time.perf_counter() - started
-    save_policy(policy, out / "model.pt", {**(record or {}), "settings": asdict(settings), "seed": seed,
-                                           "timesteps": updates * steps * n})
+    record = {**(record or {}), "settings": asdict(settings), "seed": seed, "timesteps": updates * steps * n,
+              "seconds": round(seconds, 1)}
+    save_policy(policy, out / "model.pt", record)
+    export_policy(policy, out / "policy.npz", record)
     with open(out / "learning_curve.csv", "w", newline="") as f:
         writer = csv.DictWriter(f, fieldnames=list(curve[0]))
         writer.writeheader()
         writer.writerows(curve)
     return {"timesteps": updates * steps * n, "seconds": seconds, "curve": curve, "settings": asdict(settings),
-            "model_path": str(out / "model.pt")}
+            "model_path": str(out / "model.pt"), "policy_path": str(out / "policy.npz")}

@@ -12,7 +12,9 @@ greedy player.
 
 A game with a native vector env adds it at N = 1, 64 and 1024 games (env-steps per second: N per
 call) beside Gymnasium's ``SyncVectorEnv`` of its single env, and a second table gives each native
-vector env's speed as a multiple of the SyncVectorEnv's.
+vector env's speed as a multiple of the SyncVectorEnv's. Where torch is installed (the ``rl`` extra), each such
+game adds the training speed of the project's masked PPO (``benchmarks/ppo.py``, its default settings: 64 games,
+rollouts, updates and all) in env-steps per second: ``masked PPO training on <id>``.
 """
 
 from __future__ import annotations
@@ -133,6 +135,7 @@ def _subjects(games):
                                                                                  masked=True)
         if name in VECTOR_ENTRY_POINTS:
             subjects.update(_vector_subjects(env_id))
+    subjects.update(_training_subjects(games))
     return subjects
 
 
@@ -143,6 +146,37 @@ def _vector_subjects(env_id: str) -> dict:
         subjects[vector_name(env_id, n)] = lambda d, s, n=n: _time_vector(
             gym.make_vec(env_id, num_envs=n, vectorization_mode="vector_entry_point"), d, s)
     return subjects
+
+
+TRAINING_ROLLOUT = 64  # steps per game in a measured PPO update; three updates a measurement
+
+
+def training_name(env_id: str) -> str:
+    return f"masked PPO training on {env_id}"
+
+
+def _time_training(env_id: str, duration: float, seed: int) -> float:
+    """Env-steps per second of ``benchmarks.ppo.learn`` (rollouts and updates) on the game's native vector env."""
+    import tempfile
+
+    from .ppo import Settings, learn
+
+    settings = Settings(num_steps=TRAINING_ROLLOUT)
+    envs = gym.make_vec(env_id, num_envs=settings.num_envs, vectorization_mode="vector_entry_point")
+    updates = max(1, round(duration))
+    with tempfile.TemporaryDirectory() as out:
+        run = learn(envs, updates * settings.num_envs * TRAINING_ROLLOUT, settings, seed=seed, out=out,
+                    progress=False)
+    return run["timesteps"] / run["seconds"]
+
+
+def _training_subjects(games) -> dict:
+    try:
+        import torch  # noqa: F401  (the rl extra)
+    except ImportError:
+        return {}
+    return {training_name(GAMES[name][0]): lambda d, s, i=GAMES[name][0]: _time_training(i, d, s)
+            for name in games if name in VECTOR_ENTRY_POINTS}
 
 
 def _splendor_subjects(env_id: str) -> dict:

@@ -3,9 +3,9 @@
     tabletop-gym train dungeon_solitaire --timesteps 2000000              # the project's own masked PPO
     tabletop-gym train dungeon_solitaire --algo sb3 --timesteps 200000    # sb3-contrib's MaskablePPO
 
-writes ``<out>/model.pt`` (or ``model.zip``), ``<out>/learning_curve.png`` (win rate of the training episodes
-against timesteps, with the final evaluation marked), ``<out>/learning_curve.csv`` (the own PPO's curve, update by
-update) and ``<out>/result.json`` (the game, its options, the hyperparameters, the seed, the steps, the time and
+writes ``<out>/model.pt`` and ``<out>/policy.npz`` (the actor, which numpy alone plays; sb3: ``model.zip``),
+``<out>/learning_curve.png`` (win rate of the training episodes against timesteps, with the final evaluation
+marked), ``<out>/learning_curve.csv`` (the own PPO's curve, update by update) and ``<out>/result.json`` (the game, its options, the hyperparameters, the seed, the steps, the time and
 the final evaluation).
 """
 
@@ -13,13 +13,13 @@ from __future__ import annotations
 
 import json
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 import gymnasium as gym
 import numpy as np
 
-from ..envs import game_id
+from ..envs import GAMES, game_id
 from .evaluate import EvalResult, evaluate
 
 
@@ -36,6 +36,7 @@ class TrainResult:
     env_kwargs: dict  # the env's options, agents by name
     hyperparameters: dict  # the algorithm and its settings (for sb3, those that differ from its defaults)
     seconds: float  # wall-clock time of the learning (not of the final evaluation)
+    other_evaluations: dict = field(default_factory=dict)  # Splendor self-play: against the random player too
 
 
 def _episode_recorder(total: int, progress: bool, desc: str):
@@ -148,7 +149,7 @@ ALGOS = ("ppo", "sb3")
 def train(game: str, timesteps: int = 100_000, seed: int = 0, n_envs: int | None = None, out: str | None = None,
           eval_episodes: int = 500, env_kwargs: dict | None = None, workers: int | None = None,
           progress: bool = True, vector: bool = False, algo: str = "ppo", start: str | None = None,
-          start_episodes: int = 2000) -> TrainResult:
+          start_episodes: int = 2000, self_play: bool = False) -> TrainResult:
     """Train a masked policy on ``game`` and evaluate it on deals it never saw; everything is written under ``out``.
 
     ``algo="ppo"`` (the default) is the project's own masked PPO (``tabletop_gym.benchmarks.ppo``) on the game's
@@ -156,27 +157,42 @@ def train(game: str, timesteps: int = 100_000, seed: int = 0, n_envs: int | None
     single envs (default 4), or with ``vector`` on the native vector env.
     ``start`` (own PPO only): an agent's name (``heuristic``, ``search``...) whose play over ``start_episodes``
     deals the policy first learns by behaviour cloning (``tabletop_gym.benchmarks.clone``), before PPO.
+    ``self_play`` (Splendor, own PPO): train on the AEC env against a league of the learner's snapshots and the
+    random and greedy players (``tabletop_gym.benchmarks.selfplay``); the final evaluation is against the greedy
+    player, and ``other_evaluations`` holds the one against the random player (seats rotated in both).
     """
     if algo not in ALGOS:
         raise ValueError(f"algo must be one of {', '.join(ALGOS)}, got {algo!r}")
     if start is not None and algo != "ppo":
         raise ValueError("start (behaviour cloning first) goes with the project's own PPO, algo='ppo'")
     env_id = game_id(game)
+    if self_play and (algo != "ppo" or env_id != GAMES["splendor"][0]):
+        raise ValueError("self_play trains Splendor with the project's own PPO (algo='ppo')")
+    if self_play and set(env_kwargs or {}) - {"num_players"}:
+        raise ValueError(f"self_play takes the option num_players only (the league plays the other seats), got "
+                         f"{', '.join(sorted(env_kwargs))}")
     env_kwargs = dict(env_kwargs or {})
     folder = Path(out or Path("runs") / env_id.split("/")[-1])
     folder.mkdir(parents=True, exist_ok=True)
     if algo == "ppo":
         model_path, trained, hyperparameters, seconds, curve = _train_own(
-            env_id, timesteps, seed, n_envs, folder, env_kwargs, progress, start, start_episodes)
+            env_id, timesteps, seed, n_envs, folder, env_kwargs, progress, start, start_episodes, self_play)
     else:
         model_path, trained, hyperparameters, seconds, curve = _train_sb3(
             env_id, timesteps, seed, n_envs, folder, env_kwargs, progress, vector)
 
-    # Evaluate the saved model like any agent, on deals it never trained on.
-    from ..agents.ppo import PPOAgent
+    # Evaluate the saved model like any agent, on deals it never trained on: the own PPO's numpy export (the file
+    # a shipped policy is a copy of), MaskablePPO's zip through torch.
+    from ..agents import saved_policy
 
-    result = evaluate(env_id, PPOAgent(model_path), episodes=eval_episodes, seed=10_000_000 + seed,
+    played = folder / "policy.npz" if algo == "ppo" else model_path
+    result = evaluate(env_id, saved_policy(str(played)), episodes=eval_episodes, seed=10_000_000 + seed,
                       workers=workers, progress=progress, env_kwargs=env_kwargs)
+    others = {}
+    if self_play:
+        others["random"] = evaluate(env_id, saved_policy(str(played)), episodes=eval_episodes,
+                                    seed=10_000_000 + seed, workers=workers, progress=progress,
+                                    env_kwargs={**env_kwargs, "opponent": "random"}).as_dict()
 
     # The learning curve and a record of the run.
     curve_path = folder / "learning_curve.png"
@@ -184,28 +200,36 @@ def train(game: str, timesteps: int = 100_000, seed: int = 0, n_envs: int | None
     plot_curve(curve, result, f"{name} on {env_id}", curve_path)
     options = {key: _by_name(value) for key, value in env_kwargs.items()}
     outcome = TrainResult(env_id, trained, timesteps, seed, str(model_path), str(curve_path), curve,
-                          result.as_dict(), options, {"algo": algo, **hyperparameters}, round(seconds, 1))
+                          result.as_dict(), options, {"algo": algo, **hyperparameters}, round(seconds, 1), others)
     (folder / "result.json").write_text(json.dumps(asdict(outcome), indent=2))
     return outcome
 
 
-def _train_own(env_id, timesteps, seed, n_envs, folder, env_kwargs, progress, start, start_episodes):
+def _train_own(env_id, timesteps, seed, n_envs, folder, env_kwargs, progress, start, start_episodes, self_play):
     from .ppo import Settings, learn
 
     settings = Settings(num_envs=n_envs or Settings.num_envs)
-    envs = _native_vector_env(env_id, settings.num_envs, env_kwargs)
     started = time.perf_counter()
     policy, cloned = None, {}
     if start is not None:
-        policy, cloned = _cloned_policy(env_id, envs, start, start_episodes, seed, settings, env_kwargs, progress)
-    record = {"game": env_id, "env_kwargs": {k: _by_name(v) for k, v in env_kwargs.items()}, **cloned}
-    run = learn(envs, timesteps, settings, seed=seed, out=folder, progress=progress, record=record, policy=policy)
-    envs.close()
+        space = gym.make(env_id, **env_kwargs)
+        policy, cloned = _cloned_policy(env_id, space, start, start_episodes, seed, settings, env_kwargs, progress)
+    if self_play:
+        from .selfplay import learn_by_self_play
+
+        run = learn_by_self_play(timesteps, settings, seed=seed, out=folder, policy=policy, progress=progress,
+                                 record=cloned, **env_kwargs)
+    else:
+        record = {"game": env_id, "env_kwargs": {k: _by_name(v) for k, v in env_kwargs.items()}, **cloned}
+        envs = _native_vector_env(env_id, settings.num_envs, env_kwargs)
+        run = learn(envs, timesteps, settings, seed=seed, out=folder, progress=progress, record=record,
+                    policy=policy)
+        envs.close()
     curve = [(row["step"], row["win_rate"]) for row in run["curve"]]
     return run["model_path"], run["timesteps"], {**run["settings"], **cloned}, time.perf_counter() - started, curve
 
 
-def _cloned_policy(env_id, envs, start, episodes, seed, settings, env_kwargs, progress):
+def _cloned_policy(env_id, env, start, episodes, seed, settings, env_kwargs, progress):
     """A policy that plays as the agent ``start`` does, learnt from its games (deals the evaluation never sees)."""
     from ..agents import make_agent
     from ..agents.ppo import MaskedPolicy
@@ -214,8 +238,9 @@ def _cloned_policy(env_id, envs, start, episodes, seed, settings, env_kwargs, pr
     teacher = make_agent(start, env_id, seed=seed)
     data = collect(env_id, teacher, episodes, seed=20_000_000 + seed, gamma=settings.gamma, env_kwargs=env_kwargs,
                    progress=progress)
-    policy = MaskedPolicy(int(np.prod(envs.single_observation_space.shape)), int(envs.single_action_space.n),
-                          settings.hidden)
+    space = env.observation_space
+    policy = MaskedPolicy(int(np.prod(space.shape)), int(env.action_space.n), settings.hidden, space.high)
+    env.close()
     agreement = fit(policy, data, seed=seed, progress=progress)
     return policy, {"start": start, "start_episodes": episodes, "teacher_win_rate": data["win_rate"],
                     "cloned_agreement": round(agreement[-1], 4)}

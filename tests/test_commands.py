@@ -13,6 +13,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from importlib import import_module
+from tabletop_gym.agents.policy import MODELS
 from tabletop_gym.benchmarks import cli, leaderboard, replay
 from tabletop_gym.benchmarks.train import minibatch_size, rollout_length
 
@@ -120,11 +121,14 @@ def test_the_issue_budgets_come_out_as_asked_or_just_above():
     assert minibatch_size(3008) == 64 and minibatch_size(72) == 36
 
 
-def test_leaderboard_says_which_rows_it_skipped_and_what_it_wrote(tmp_path, capsys):
+def test_leaderboard_says_which_rows_it_skipped_and_what_it_wrote(tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr("tabletop_gym.agents.policy.MODELS", tmp_path)  # as if no policy shipped
     out = tmp_path / "board.md"
-    table = leaderboard.main(episodes=2, games=["dead_center"], agents=("random", "ppo"), out=str(out), png=None,
-                             workers=1, progress=False)
-    assert "| DeadCenter-v0 | ppo | - | 0 | skipped: no model (--ppo dead_center=model.pt) |" in table
+    table = leaderboard.main(episodes=2, games=["dead_center"], agents=("random", "ppo", "search-ppo"), out=str(out),
+                             png=None, workers=1, progress=False)
+    for agent in ("ppo", "search-ppo"):
+        assert (f"| DeadCenter-v0 | {agent} | - | 0 | skipped: no policy ships for it "
+                f"(--ppo dead_center=policy.npz) |") in table
     assert f"wrote {out}" in capsys.readouterr().out
     with pytest.raises(ValueError, match="no folder"):
         leaderboard.main(episodes=2, games=["dead_center"], out=str(tmp_path / "nodir" / "b.md"), png=None)
@@ -133,11 +137,13 @@ def test_leaderboard_says_which_rows_it_skipped_and_what_it_wrote(tmp_path, caps
 def test_the_leaderboard_defaults_are_the_documented_ones():
     rows = leaderboard.plan()
     played = [row for row in rows if isinstance(row, leaderboard.Row)]
-    assert {row.episodes for row in played if row.agent != "search"} == {leaderboard.LEADERBOARD_EPISODES}
-    assert {(row.game, row.episodes) for row in played if row.agent == "search"} == set(
-        leaderboard.LEADERBOARD_SEARCH_EPISODES.items())
-    assert {row.game for row in rows if isinstance(row, leaderboard.Skipped)} == set(
-        leaderboard.LEADERBOARD_SEARCH_EPISODES)  # no model committed yet: every ppo row is skipped, and says so
+    searches = [row for row in played if row.agent.startswith("search")]
+    assert {row.episodes for row in played if row not in searches} == {leaderboard.LEADERBOARD_EPISODES}
+    assert {(row.game, row.episodes) for row in searches} == set(leaderboard.LEADERBOARD_SEARCH_EPISODES.items())
+    shipped = {path.stem for path in MODELS.glob("*.npz")}
+    learned = {(row.game, row.agent) for row in rows if row.agent in leaderboard.LEARNED}
+    skipped = {(row.game, row.agent) for row in rows if isinstance(row, leaderboard.Skipped)}
+    assert skipped == {(game, agent) for game, agent in learned if game not in shipped}  # and only those
 
 
 @pytest.mark.parametrize("algo, model", [("ppo", "model.pt"), ("sb3", "model.zip")])

@@ -163,6 +163,7 @@ def test_the_throughput_benchmark_times_the_vector_envs_beside_sync(tmp_path):
     for n in throughput.VECTOR_SIZES:
         assert f"| Tabletop/DungeonSolitaire-v0 vector N={n} |" in table
     assert "| Tabletop/DungeonSolitaire-v0 SyncVectorEnv N=64 |" in table
+    assert "| masked PPO training on Tabletop/DungeonSolitaire-v0 |" in table  # torch is there: the test extras
     assert "vs Sync |" in table and (tmp_path / "t.md").read_text().strip() == table.strip()
     assert (tmp_path / "t.png").read_bytes()[:4] == b"\x89PNG"
 

@@ -30,6 +30,11 @@ ILLEGAL_ACTION_MODES = ("terminate", "raise")
 _MISSING = object()
 
 
+def observation_modes(rules: ModuleType) -> list:
+    """``"plain"``, and ``"features"`` where the rules compute features from the plain observation."""
+    return ["plain", "features"] if hasattr(rules, "features") else ["plain"]
+
+
 def check_choice(name: str, value, choices) -> None:
     if value not in choices:
         raise ValueError(f"{name} must be one of {', '.join(map(repr, choices))}, got {value!r}")
@@ -115,10 +120,12 @@ class TabletopEnv(gym.Env):
     # State fields this env's own options fix (Dead Center's jokers): a saved game must hold the env's values.
     _option_fields: tuple[str, ...] = ()
 
-    def __init__(self, render_mode=None, *, skip_forced=True, reward="win", illegal_action="terminate"):
+    def __init__(self, render_mode=None, *, skip_forced=True, reward="win", illegal_action="terminate",
+                 observation="plain"):
         check_choice("render_mode", render_mode, [None, *self.metadata["render_modes"]])
         check_choice("reward", reward, REWARDS)
         check_choice("illegal_action", illegal_action, ILLEGAL_ACTION_MODES)
+        check_choice("observation", observation, observation_modes(self.rules))
         if not isinstance(skip_forced, bool):
             raise ValueError(f"skip_forced must be True or False, got {skip_forced!r}")
         need_pillow(render_mode)
@@ -128,8 +135,12 @@ class TabletopEnv(gym.Env):
         self.illegal_action = illegal_action
         self.action_names = list(self.rules.ACTION_NAMES)
         self.action_space = spaces.Discrete(len(self.action_names))
-        self.observation_space = spaces.Box(
-            self.rules.OBSERVATION_LOW, self.rules.OBSERVATION_HIGH, dtype=np.float32)
+        self.observation_mode = observation
+        low, high = self.rules.OBSERVATION_LOW, self.rules.OBSERVATION_HIGH
+        if observation == "features":
+            low = np.concatenate([low, np.zeros(self.rules.FEATURE_SIZE, dtype=np.float32)])
+            high = np.concatenate([high, self.rules.FEATURE_HIGH])
+        self.observation_space = spaces.Box(low, high, dtype=np.float32)
         self.state = None
         self._mask = None
 
@@ -168,7 +179,18 @@ class TabletopEnv(gym.Env):
             raise
         if self.render_mode == "human":
             self.render()
-        return self.rules.observe(self.state), info
+        return self.observe(self.state), info
+
+    def observe(self, state) -> np.ndarray:
+        """The observation of ``state`` in this env's ``observation`` mode."""
+        return self.with_features(self.rules.observe(state))
+
+    def with_features(self, observations: np.ndarray) -> np.ndarray:
+        """Plain observations (..., n) as this env shows them: with the rules' ``features`` appended when
+        ``observation="features"`` (the vector env calls this on its batched observations)."""
+        if self.observation_mode == "plain":
+            return observations
+        return np.concatenate([observations, self.rules.features(observations)], axis=-1)
 
     def step(self, action):
         if self.state is None:
@@ -194,7 +216,7 @@ class TabletopEnv(gym.Env):
             info["illegal_action"] = True
         if self.render_mode == "human":
             self.render()
-        return self.rules.observe(self.state), reward, terminated, truncated, info
+        return self.observe(self.state), reward, terminated, truncated, info
 
     def _play(self, state, action: int):
         """Apply ``action``, then every forced move after it (``skip_forced``); the new state and its mask."""

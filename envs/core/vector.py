@@ -218,6 +218,10 @@ class TabletopVectorEnv(VectorEnv):
         self._needs_reset = np.zeros(self.num_envs, dtype=bool)
         self._columns = None  # the outcome keys of the infos: key -> (dtype, shape of one game's value)
 
+    def _observe(self, state) -> np.ndarray:
+        """The batched rules' observations of ``state``, with features where the options ask for them."""
+        return self._dealer.with_features(self.batch.observe(state))
+
     # ------------------------------------------------------------ Gymnasium API
 
     def reset(self, *, seed: int | list | None = None, options: dict | None = None):
@@ -237,7 +241,7 @@ class TabletopVectorEnv(VectorEnv):
             self._deal(rows, options)
             self._needs_reset[rows] = False
             self._mask = self._legal_masks()
-            observations = self.batch.observe(self.state)
+            observations = self._observe(self.state)
             infos = self._infos(np.zeros(self.num_envs, dtype=bool), {}, np.zeros(self.num_envs, dtype=bool))
         except BaseException:
             self._put_back(kept)  # a bad option (a wrong deck) changes nothing
@@ -276,20 +280,20 @@ class TabletopVectorEnv(VectorEnv):
         self._needs_reset = ended
         self._mask = self._legal_masks()
         infos = self._infos(ended, outcome, illegal)
-        return self.batch.observe(self.state), rewards, terminated, truncated, infos
+        return self._observe(self.state), rewards, terminated, truncated, infos
 
     def _start_over_at_once(self, ended, outcome, illegal, rewards, terminated, truncated):
         """The end of ``step`` with ``SAME_STEP`` autoreset: the finished games' last observations and infos (as
         the next-step mode would report them) go to ``final_obs`` and ``final_info``, and their rows start the next
         games now."""
-        observations = self.batch.observe(self.state)
+        observations = self._observe(self.state)
         final = None
         if ended.any():
             games = np.flatnonzero(ended)
             # A finished game has no legal action, as the single env's last info says.
             final = observations[games], self._infos(ended, outcome, illegal, np.zeros_like(self._mask))
             self._deal(ended, {})
-            observations[games] = self.batch.observe(self.state.view(games))
+            observations[games] = self._observe(self.state.view(games))
         self._needs_reset = np.zeros(self.num_envs, dtype=bool)
         self._mask = self._legal_masks()
         nothing = np.zeros(self.num_envs, dtype=bool)
@@ -309,7 +313,7 @@ class TabletopVectorEnv(VectorEnv):
         self._needs_reset[:] = False
         self._mask = self._legal_masks()
         nothing = np.zeros(self.num_envs, dtype=bool)
-        return self.batch.observe(self.state), self._with_final(self._infos(nothing, {}, nothing), None, None)
+        return self._observe(self.state), self._with_final(self._infos(nothing, {}, nothing), None, None)
 
     def play_out(self, first_actions, policy, max_steps: int = 10_000) -> tuple[np.ndarray, dict]:
         """Play every game on from where it stands: game i takes ``first_actions[i]`` (legal), then
@@ -333,7 +337,7 @@ class TabletopVectorEnv(VectorEnv):
             if not going.size:
                 break
             view = self.state.view(going)
-            actions[going] = policy.act_batch(self.batch.observe(view), self.batch.legal_masks(view))
+            actions[going] = policy.act_batch(self._observe(view), self.batch.legal_masks(view))
             rows = np.zeros(self.num_envs, dtype=bool)
             rows[going] = True
             self.batch.apply(self.state, actions, rows, self._rngs)

@@ -36,6 +36,16 @@ class DeadCenterEnv(TabletopEnv):
     value. The draw pile's order and the face-down zombies are never shown.
     `rules.OBSERVATION_FIELDS` names every entry.
 
+    `observation="features"` appends 193 entries in [0, 1] (`Box(0, high, (454,))`), computed from the
+    observation alone, that a player reads off the table at a glance: for each slot whether its zombie is
+    face up and killable now, how far its supports are short of 10, how many match the suit or colour it
+    asks, and the share of the draw pile its attack pile takes; the share of the draw pile no pile takes
+    (a draw that loses); for each pile whether the drawn card fits it, whether a zombie dies if it goes
+    there, which face-up zombies would be killable after it does, and the losing share of the draw pile
+    then. `rules.FEATURE_FIELDS` names them. A network
+    learns far faster from these (see the README's learning curves); the default, `"plain"`, is the
+    observation above.
+
     ## Starting State
 
     The cabin dealt, all twelve zombies face down, the draw pile full (33 cards with two jokers): the
@@ -64,7 +74,7 @@ class DeadCenterEnv(TabletopEnv):
     import gymnasium as gym
     import tabletop_gym.envs
     env = gym.make("Tabletop/DeadCenter-v0", jokers=2, skip_forced=True, reward="win",
-                   illegal_action="terminate", render_mode="ansi")
+                   illegal_action="terminate", observation="plain", render_mode="ansi")
     obs, info = env.reset(seed=0, options={"deck": [...9 cabin, 12 zombies, then the draw pile...]})
     ```
 
@@ -76,7 +86,7 @@ class DeadCenterEnv(TabletopEnv):
 
     ## Version History
 
-    * v0: first version.
+    * v0: first version; `observation="features"` added beside the plain observation, which is unchanged.
     """
 
     rules = rules
@@ -84,11 +94,13 @@ class DeadCenterEnv(TabletopEnv):
     draw_picture = staticmethod(picture_hook(__package__))
     _option_fields = ("jokers",)  # a saved game must have been played with this env's options
 
-    def __init__(self, render_mode=None, *, jokers=2, skip_forced=True, reward="win", illegal_action="terminate"):
+    def __init__(self, render_mode=None, *, jokers=2, skip_forced=True, reward="win", illegal_action="terminate",
+                 observation="plain"):
         if isinstance(jokers, bool) or not isinstance(jokers, int) or jokers not in rules.JOKER_OPTIONS:
             raise ValueError(f"jokers must be 0, 1 or 2, got {jokers!r}")
         self.jokers = jokers
-        super().__init__(render_mode, skip_forced=skip_forced, reward=reward, illegal_action=illegal_action)
+        super().__init__(render_mode, skip_forced=skip_forced, reward=reward, illegal_action=illegal_action,
+                         observation=observation)
 
     def _new_state(self, options):
         return rules.new_game(self.np_random, deck=options.get("deck"), jokers=self.jokers)

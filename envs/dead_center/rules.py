@@ -374,6 +374,102 @@ def observe(s: State) -> np.ndarray:
     return obs
 
 
+# ---------------------------------------------------------------- features (observation="features")
+
+# What a player reads off the table at a glance, which a network would otherwise have to work out from the card
+# encodings above through several layers: which face-up zombies their supports kill now, how far each is from
+# dying, and for each pile what playing the drawn card there would do (the kill it gives, the kills it makes or
+# spoils by changing a support). Computed from the observation alone, for any leading batch shape.
+FEATURE_FIELDS = (
+    [(f"killable_{name}", 1) for name in SLOT_NAMES]
+    + [(f"short_of_ten_{name}", 1) for name in SLOT_NAMES]            # (10 - supports' sum) / 10, at least 0
+    + [(f"supports_matching_{name}", 1) for name in SLOT_NAMES]       # supports of the suit/colour asked, / 2
+    + [(f"fits_pile_{p}", 1) for p in range(NUM_PILES)]
+    + [(f"kill_after_play_{p}", 1) for p in range(NUM_PILES)]         # a zombie dies if the card goes there
+    + [(f"killable_after_play_{p}", 1) for p in range(NUM_PILES)]     # face-up zombies killable then, / 12
+    + [(f"killable_after_play_{p}_{name}", 1) for p in range(NUM_PILES) for name in SLOT_NAMES]
+    + [(f"attack_fits_{name}", 1) for name in SLOT_NAMES]            # share of the draw pile its attack pile takes
+    + [("dead_draw", 1)]                                             # share of the draw pile no pile takes: a loss
+    + [(f"dead_draw_after_play_{p}", 1) for p in range(NUM_PILES)]    # the same once the card goes on pile p
+)
+FEATURE_SIZE = len(FEATURE_FIELDS)
+FEATURE_HIGH = np.ones(FEATURE_SIZE, dtype=np.float32)
+_SUPPORT_COLUMNS = (SUPPORT_PILES[:, 0].astype(np.intp), SUPPORT_PILES[:, 1].astype(np.intp))
+_ATTACKED_BY = np.zeros((NUM_PILES, NUM_SLOTS), dtype=bool)  # pile p attacks slot s
+_ATTACKED_BY[ATTACK_PILE, np.arange(NUM_SLOTS)] = True
+NO_CARD = NUM_CARD_IDS  # a decoded empty place; every table below is padded with a row for it
+_VALUE_OF = np.append(VALUE, 0)
+_CAN_KILL = np.zeros((NUM_CARD_IDS + 1,) * 3, dtype=bool)
+_CAN_KILL[:NUM_CARD_IDS, :NUM_CARD_IDS, :NUM_CARD_IDS] = CAN_KILL
+_ACCEPTS = np.zeros((NUM_CARD_IDS + 1,) * 2, dtype=bool)
+_ACCEPTS[:NUM_CARD_IDS, :NUM_CARD_IDS] = ACCEPTS
+# A support matches a zombie when it is of the suit (king) or colour (queen) asked, or a joker; a jack asks nothing.
+_MATCHES = np.zeros((NUM_CARD_IDS + 1,) * 2, dtype=bool)
+for _z in ZOMBIE_CARDS:
+    for _c in range(NUM_CARD_IDS):
+        _MATCHES[_z, _c] = (_c >= 52 or RANK[_z] == JACK or (RANK[_z] == QUEEN and IS_RED[_c] == IS_RED[_z])
+                            or SUIT[_c] == SUIT[_z])
+
+
+_DRAW_NUMBERS = NUMBER_CARDS.astype(np.intp)  # the draw pile's unseen number cards are among these
+
+
+def _dead_share(tops: np.ndarray, in_draw: np.ndarray, jokers: np.ndarray) -> np.ndarray:
+    """The share of the draw pile (number cards ``in_draw`` (..., 40), and ``jokers``, which fit anywhere) that
+    no pile with top cards ``tops`` (..., 9) accepts; extra axes of ``tops`` before its last broadcast."""
+    covered = _ACCEPTS[_DRAW_NUMBERS[:, None], tops[..., None, :]].any(axis=-1)  # (..., 40)
+    lead = in_draw.reshape(in_draw.shape[:-1] + (1,) * (covered.ndim - in_draw.ndim) + in_draw.shape[-1:])
+    size = in_draw.sum(axis=-1) + jokers
+    size = size.reshape(size.shape + (1,) * (covered.ndim - in_draw.ndim))
+    return (lead & ~covered).sum(axis=-1) / np.maximum(size, 1)
+
+
+def _decode(parts: np.ndarray, ranks: np.ndarray) -> np.ndarray:
+    """Card ids from an observation's (..., 4) suit one-hots and the ranks (0: no card, or a joker's)."""
+    suit = parts.argmax(axis=-1)
+    return np.where((ranks > 0) & (parts.max(axis=-1) > 0), suit * 13 + ranks - 1, NO_CARD)
+
+
+def features(obs: np.ndarray) -> np.ndarray:
+    """The ``FEATURE_FIELDS`` of observations ``obs`` (..., OBSERVATION_SIZE): float32 (..., FEATURE_SIZE)."""
+    obs = np.asarray(obs, dtype=np.float32)
+    lead = obs.shape[:-1]
+    piles = obs[..., :_PILES_END].reshape(*lead, NUM_PILES, len(_CARD_PARTS))
+    tops = _decode(piles[..., 2:], piles[..., 0].astype(np.intp))
+    tops = np.where(piles[..., 1] > 0, JOKERS[0], tops)
+    slots = obs[..., _PILES_END:_SLOTS_END].reshape(*lead, NUM_SLOTS, len(_ZOMBIE_PARTS))
+    up = slots[..., UP] > 0
+    zombies = np.where(up, _decode(slots[..., 6:], JACK + slots[..., 3:6].argmax(axis=-1)), NO_CARD)
+    drawn_parts = obs[..., _SLOTS_END + 1:_DRAWN_END]
+    drawn = _decode(drawn_parts[..., 2:], drawn_parts[..., 0].astype(np.intp))
+    drawn = np.where(drawn_parts[..., 1] > 0, JOKERS[0], np.where(obs[..., _SLOTS_END] > 0, drawn, NO_CARD))
+
+    a, b = tops[..., _SUPPORT_COLUMNS[0]], tops[..., _SUPPORT_COLUMNS[1]]
+    killable_now = up & _CAN_KILL[zombies, a, b]
+    short = np.clip(10 - _VALUE_OF[a].astype(np.int16) - _VALUE_OF[b], 0, 10) / 10 * up
+    matching = (_MATCHES[zombies, a].astype(np.float32) + _MATCHES[zombies, b]) / 2 * up
+    # After the drawn card goes on pile p, pile p's top is the drawn card: tops_after[..., p, q].
+    fits = _ACCEPTS[drawn[..., None], tops] & (drawn[..., None] != NO_CARD)
+    tops_after = np.where(np.eye(NUM_PILES, dtype=bool), drawn[..., None, None], tops[..., None, :])
+    after = up[..., None, :] & _CAN_KILL[zombies[..., None, :], tops_after[..., _SUPPORT_COLUMNS[0]],
+                                         tops_after[..., _SUPPORT_COLUMNS[1]]]
+    after &= fits[..., None]
+    kill_after = (after & _ATTACKED_BY).any(axis=-1)
+
+    # The draw pile: the unseen number cards (the unseen face cards are the face-down zombies) and jokers.
+    in_draw = obs[..., _UNSEEN_AT + _DRAW_NUMBERS] > 0
+    jokers = obs[..., _UNSEEN_AT + 52]
+    size = np.maximum(in_draw.sum(axis=-1) + jokers, 1)
+    takes = (_ACCEPTS[_DRAW_NUMBERS[:, None], tops[..., None, :]] & in_draw[..., None]).sum(axis=-2)  # (..., 9)
+    attack_fits = (takes + jokers[..., None]) / size[..., None]
+    attack_fits = attack_fits[..., ATTACK_PILE.astype(np.intp)] * up
+    dead_now = _dead_share(tops, in_draw, jokers)
+    dead_after = np.where(fits, _dead_share(tops_after, in_draw, jokers), 0)
+    return np.concatenate([killable_now, short, matching, fits, kill_after, after.sum(axis=-1) / NUM_SLOTS,
+                           after.reshape(*lead, NUM_PILES * NUM_SLOTS), attack_fits, dead_now[..., None],
+                           dead_after], axis=-1).astype(np.float32)
+
+
 def slot_view(s: State, slot: int) -> str | None:
     """A slot as the player sees it: the zombie's code when face up, ``"down"``, or None once killed."""
     state = s.slot_state[slot]

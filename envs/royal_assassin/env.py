@@ -34,6 +34,14 @@ class RoyalAssassinEnv(TabletopEnv):
     the deck, reserve and discard sizes, the face cards on the table; the counts of unseen cards by
     rank and suit. The deck's order is never shown. `rules.OBSERVATION_FIELDS` names every entry.
 
+    `observation="features"` appends 29 entries in [0, 1] (`Box(0, high, (450,))`), computed from the
+    observation alone, that a player reads off the table at a glance: for each column, whether the card in
+    play kills its pretender, how far short it would fall, the defence of the column's suit waiting on top
+    of the reserve and whether it would wipe the attack, whether the attack run waiting on the reserve would
+    finish the pretender, and how many face cards would die (with the joker, or by putting it there); and
+    the value of the run of the card's own suit on top of the reserve. `rules.FEATURE_FIELDS` names them.
+    The default, `"plain"`, is the observation above.
+
     ## Starting State
 
     Setup is dealt (number cards onto the reserve, face cards into their columns) until the card that
@@ -61,7 +69,7 @@ class RoyalAssassinEnv(TabletopEnv):
     import gymnasium as gym
     import tabletop_gym.envs
     env = gym.make("Tabletop/RoyalAssassin-v0", skip_forced=True, reward="win",
-                   illegal_action="terminate", render_mode="ansi")
+                   illegal_action="terminate", observation="plain", render_mode="ansi")
     obs, info = env.reset(seed=0, options={"deck": [...52 codes, top first, no joker...]})
     ```
 
@@ -73,7 +81,7 @@ class RoyalAssassinEnv(TabletopEnv):
 
     ## Version History
 
-    * v0: first version.
+    * v0: first version; `observation="features"` added beside the plain observation, which is unchanged.
     """
 
     rules = rules
@@ -81,8 +89,10 @@ class RoyalAssassinEnv(TabletopEnv):
     draw_picture = staticmethod(picture_hook(__package__))
     reset_options = ("deck",)
 
-    def __init__(self, render_mode=None, *, skip_forced=True, reward="win", illegal_action="terminate"):
-        super().__init__(render_mode, skip_forced=skip_forced, reward=reward, illegal_action=illegal_action)
+    def __init__(self, render_mode=None, *, skip_forced=True, reward="win", illegal_action="terminate",
+                 observation="plain"):
+        super().__init__(render_mode, skip_forced=skip_forced, reward=reward, illegal_action=illegal_action,
+                         observation=observation)
 
     def _new_state(self, options):
         return rules.new_game(self.np_random, deck=options.get("deck"))

@@ -479,6 +479,70 @@ def observe(s: State) -> np.ndarray:
     return obs
 
 
+# ---------------------------------------------------------------- features (observation="features")
+
+# What a player reads off the table at a glance, which a network would otherwise work out through several layers
+# from the card places and totals above: for each column, what attacking it with the card in play would do (kill
+# its pretender, or how far short it would fall, or be wiped by the defence waiting on the reserve), and how much
+# attack of the card's own suit waits on the reserve to continue. Computed from the observation alone, for any
+# leading batch shape.
+FEATURE_FIELDS = (
+    [(f"column_{t}_{name}", 1) for t in SUITS for name in (
+        "kills_now",          # the card in play kills the pretender (attack - defence + card >= value)
+        "short_after",        # what the pretender would still need after this card, / 13
+        "defence_waiting",    # the value of the run of the column's suit on top of the reserve, / 65
+        "wiped_after",        # no kill, and that defence would wipe the attack
+        "kills_with_reserve", # the card and the attack run waiting on the reserve together reach the pretender
+        "faces_dying",        # face cards the attack would kill now (the whole column with the joker on it), / 3
+        "faces_dying_with_joker")]  # the same with the joker put on the column (assassin), / 3
+    + [("attack_waiting", 1)]  # the value of the run of the card's suit on top of the reserve (continuations), / 65
+)
+FEATURE_SIZE = len(FEATURE_FIELDS)
+FEATURE_HIGH = np.ones(FEATURE_SIZE, dtype=np.float32)
+_NUMBER_VALUES = VALUE[NUMBER_CARDS].astype(np.float32)
+_NUMBER_SUITS = np.eye(4, dtype=np.float32)[SUIT[NUMBER_CARDS]]  # (40 number cards, 4 suits)
+_DEPTH_LEVELS = np.arange(1, MAX_RESERVE + 1, dtype=np.float32)
+
+
+def _runs_on_reserve(obs: np.ndarray) -> np.ndarray:
+    """(..., 4): per suit, the total value of the unbroken run of that suit on top of the reserve; in a
+    continuation the card in play (the reserve's top) is left out: it is the one being played."""
+    depth = obs[..., _DEPTH_START:_DEPTH_START + len(NUMBER_CARDS)]
+    continuing = obs[..., _GLOBAL_START + 2] > 0
+    depth = np.where(continuing[..., None] & (depth > 0), depth - 1, depth)
+    at = depth[..., :, None] == _DEPTH_LEVELS  # (..., card, depth k): card c lies k from the top
+    suit_at = np.einsum("...ck,cu->...ku", at, _NUMBER_SUITS)
+    value_at = np.einsum("...ck,c->...k", at, _NUMBER_VALUES)
+    unbroken = np.cumprod(suit_at, axis=-2)  # (..., depth, suit): every card from the top down to here is of it
+    return np.einsum("...ku,...k->...u", unbroken, value_at)
+
+
+def features(obs: np.ndarray) -> np.ndarray:
+    """The ``FEATURE_FIELDS`` of observations ``obs`` (..., OBSERVATION_SIZE): float32 (..., FEATURE_SIZE)."""
+    obs = np.asarray(obs, dtype=np.float32)
+    lead = obs.shape[:-1]
+    columns = obs[..., _COLUMNS_START:_GLOBAL_START].reshape(*lead, 4, _COLUMN_WIDTH)
+    faces = columns[..., 0]
+    pretender = 1 + 3 * MAX_FACES
+    attack, defence, short = (columns[..., pretender + k] for k in (1, 2, 3))
+    joker_here = columns[..., -1] > 0
+    joker_free = obs[..., _GLOBAL_START] > 0
+    card = obs[..., _GLOBAL_START + 3][..., None]
+    card_suit = obs[..., _GLOBAL_START + 4:_GLOBAL_START + 8]
+    runs = _runs_on_reserve(obs)
+    attack_waiting = (runs * card_suit).sum(axis=-1, keepdims=True)
+    present = (faces > 0) & (card > 0)
+    kills_now = present & (card >= short)
+    wiped = present & ~kills_now & (defence + runs >= attack + card)
+    with_reserve = present & (card + attack_waiting >= short)
+    dying = kills_now * np.where(joker_here, faces, 1)
+    dying_with_joker = kills_now * joker_free[..., None] * (faces >= 2) * faces
+    per_column = np.stack([kills_now, np.clip(short - card, 0, KING) / KING * present, runs / SUIT_TOTAL,
+                           wiped, with_reserve, dying / MAX_FACES, dying_with_joker / MAX_FACES], axis=-1)
+    return np.concatenate([per_column.reshape(*lead, 4 * 7), attack_waiting / SUIT_TOTAL],
+                          axis=-1).astype(np.float32)
+
+
 def _codes(cards) -> list[str]:
     return [card_code(int(c)) for c in cards]
 

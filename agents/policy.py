@@ -1,0 +1,143 @@
+"""A learned policy played with numpy alone: the actor of a policy ``tabletop-gym train`` learned, exported as a
+``.npz`` file of its weights, so that playing it needs no torch.
+
+Each game's best learned policy ships in ``agents/models/<game>.npz``; ``make_agent("ppo", game)`` plays it, and
+``make_agent("ppo:<path>")`` plays any other (``.npz``, or ``model.pt`` and ``model.zip`` through torch). A file
+holds the observation's scale, the layers' weights and biases in order (``weight_0``, ``bias_0``, ...; tanh between
+layers, none after the last), and ``record``: a JSON text of how the policy was trained (the game, its options, the
+start, the steps, the seed, the command).
+"""
+
+from __future__ import annotations
+
+import json
+from importlib import import_module
+from pathlib import Path
+
+import gymnasium as gym
+import numpy as np
+
+MODELS = Path(__file__).parent / "models"
+
+
+def committed_model(game: str) -> Path:
+    """The path of a game's shipped policy (short name); a ``ValueError`` naming the games that have one."""
+    path = MODELS / f"{game}.npz"
+    if not path.exists():
+        shipped = sorted(p.stem for p in MODELS.glob("*.npz"))
+        raise ValueError(f"no learned policy ships for {game}; the games that have one: {', '.join(shipped) or 'none'}")
+    return path
+
+
+class PolicyNetwork:
+    """The actor MLP of a saved policy: masked logits from observations, batched. ``arrays`` are a saved file's
+    (``policy_arrays``), or a path to one."""
+
+    def __init__(self, arrays):
+        if not isinstance(arrays, dict):
+            with np.load(arrays, allow_pickle=False) as saved:
+                arrays = {key: saved[key] for key in saved.files}
+        self.obs_scale = arrays["obs_scale"].astype(np.float32)
+        count = sum(1 for key in arrays if key.startswith("weight_"))
+        self.layers = [(arrays[f"weight_{i}"].astype(np.float32), arrays[f"bias_{i}"].astype(np.float32))
+                       for i in range(count)]
+        self.record = json.loads(str(arrays["record"]))
+        self.obs_size = self.layers[0][0].shape[1]
+        self.num_actions = self.layers[-1][0].shape[0]
+
+    def logits(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        x = np.asarray(observations, dtype=np.float32).reshape(-1, self.obs_size) * self.obs_scale
+        for i, (weight, bias) in enumerate(self.layers):
+            x = x @ weight.T + bias
+            if i < len(self.layers) - 1:
+                x = np.tanh(x)
+        return np.where(np.asarray(masks, dtype=bool).reshape(x.shape), x, -1e9)
+
+
+class PolicyAgent:
+    """Plays a ``.npz`` policy through the action mask: the most likely legal action (``deterministic``), or one
+    sampled from the policy's probabilities with the agent's own generator."""
+
+    name = "ppo"
+
+    def __init__(self, path, deterministic: bool = True, seed: int | None = None, network: PolicyNetwork = None):
+        self.path = str(path)
+        if network is None and not Path(self.path).is_file():
+            raise ValueError(f"no saved policy at {self.path}")
+        self.network = network or PolicyNetwork(self.path)
+        self.record = self.network.record
+        self.feature_rules = _feature_rules(self.record, self.network.obs_size)
+        self.deterministic = deterministic
+        self.rng = np.random.default_rng(seed)
+
+    def reset(self, seed: int | None = None) -> None:
+        if seed is not None:
+            self.rng = np.random.default_rng(seed)
+
+    def _logits(self, observations, masks) -> np.ndarray:
+        observations = np.asarray(observations, dtype=np.float32)
+        if self.feature_rules is not None and observations.shape[-1] != self.network.obs_size:
+            # A plain env: add the features the policy learnt from.
+            features = import_module(self.feature_rules).features(observations)
+            observations = np.concatenate([observations, features], axis=-1)
+        return self.network.logits(observations, masks)
+
+    def probabilities(self, observations, masks) -> np.ndarray:
+        logits = self._logits(observations, masks)
+        weights = np.exp(logits - logits.max(axis=1, keepdims=True))
+        return weights / weights.sum(axis=1, keepdims=True)
+
+    def act_batch(self, observations, masks) -> np.ndarray:
+        """One action per row."""
+        masks = np.asarray(masks, dtype=bool)
+        if not masks.any(axis=-1).all():
+            raise ValueError("no legal action to choose from")
+        if self.deterministic:
+            return self._logits(observations, masks).argmax(axis=1)
+        cumulative = self.probabilities(observations, masks).cumsum(axis=1)
+        picks = self.rng.random(len(cumulative))[:, None] * cumulative[:, -1:]
+        return np.minimum((cumulative <= picks).sum(axis=1), masks.shape[-1] - 1)
+
+    def act(self, observation, action_mask) -> int:
+        return int(self.act_batch(np.asarray(observation)[None], np.asarray(action_mask)[None])[0])
+
+
+def _feature_rules(record: dict, obs_size: int) -> str | None:
+    """For a policy trained with ``observation="features"``: the name of the rules module whose ``features`` turn
+    the game's plain observations into the ones it learnt from, so that it plays the plain env as well (a name, so
+    that the agent pickles to evaluation workers). None for a plain policy."""
+    if record.get("env_kwargs", {}).get("observation") != "features":
+        return None
+    from ..envs import game_id
+
+    rules = gym.make(game_id(record["game"]), observation="features").unwrapped.rules
+    if rules.OBSERVATION_SIZE + rules.FEATURE_SIZE != obs_size:
+        raise ValueError(f"the policy takes {obs_size} observations; {record['game']}'s with features are "
+                         f"{rules.OBSERVATION_SIZE + rules.FEATURE_SIZE}")
+    return rules.__name__
+
+
+def policy_arrays(policy, record: dict) -> dict:
+    """The actor of a torch ``MaskedPolicy`` as the arrays of a ``.npz`` policy (float16 weights: half the size,
+    and the same moves to within rounding)."""
+    linears = [layer for layer in policy.actor if hasattr(layer, "weight")]
+    arrays = {"obs_scale": policy.obs_scale.detach().numpy().astype(np.float32),
+              "record": np.array(json.dumps(record, default=str))}
+    for i, layer in enumerate(linears):
+        arrays[f"weight_{i}"] = layer.weight.detach().numpy().astype(np.float16)
+        arrays[f"bias_{i}"] = layer.bias.detach().numpy().astype(np.float32)
+    return arrays
+
+
+def export_policy(policy, path, record: dict) -> Path:
+    """Write the actor of a torch ``MaskedPolicy`` as a ``.npz`` file ``PolicyAgent`` plays."""
+    path = Path(path)
+    np.savez_compressed(path, **policy_arrays(policy, record))
+    return path
+
+
+def snapshot(policy, name: str = "snapshot", record: dict | None = None) -> PolicyAgent:
+    """A frozen copy of a torch ``MaskedPolicy`` as it is now, played with numpy: a self-play opponent."""
+    agent = PolicyAgent(name, network=PolicyNetwork(policy_arrays(policy, record or {})))
+    agent.name = name
+    return agent

@@ -1,0 +1,189 @@
+"""Splendor by self-play on the PettingZoo AEC env: the learner against a league of its own snapshots, mixed with
+the random and greedy players.
+
+    tabletop-gym train splendor --self-play --timesteps 3000000
+
+``SelfPlayVectorEnv`` runs N games of ``splendor_v0`` (the AEC env, as any PettingZoo user plays it) and shows
+only the learner's decisions, as a Gymnasium vector env with next-step autoreset and the batched action masks in
+``infos["action_mask"]``: so ``benchmarks/ppo.py`` trains on it unchanged. In each game the learner takes one
+seat, rotating game by game, and every other seat is played by an opponent the ``League`` draws when the game
+starts. The league follows a curriculum over the training (``CURRICULUM``): random players first, then the greedy
+player, then, as snapshots of the learner accumulate (one every ``snapshot_every`` updates, the last
+``keep_snapshots`` kept), mostly the learner's own past selves beside the greedy player.
+"""
+
+from __future__ import annotations
+
+import gymnasium as gym
+import numpy as np
+
+from ..agents.base import RandomAgent
+from ..agents.policy import snapshot
+from ..agents.splendor import GreedyAgent
+from ..envs import splendor_v0
+from ..envs.splendor import rules
+
+# (share of the training done, the league's weights from then on: random, greedy, the learner's snapshots)
+CURRICULUM = ((0.0, {"random": 1.0, "greedy": 0.0, "self": 0.0}),
+              (0.1, {"random": 0.2, "greedy": 0.8, "self": 0.0}),
+              (0.3, {"random": 0.1, "greedy": 0.5, "self": 0.4}))
+
+
+class League:
+    """Who plays the learner's opponents: the random and greedy players and the learner's snapshots, drawn with
+    the curriculum's weights at the current ``progress`` (0 to 1, set by the trainer). While there is no snapshot
+    yet, the snapshots' weight goes to the greedy player."""
+
+    def __init__(self, seed: int = 0, curriculum=CURRICULUM, keep_snapshots: int = 10):
+        self.rng = np.random.default_rng(seed)
+        self.curriculum = curriculum
+        self.keep_snapshots = keep_snapshots
+        self.fixed = {"random": RandomAgent(seed), "greedy": GreedyAgent(seed)}
+        self.snapshots: list = []
+        self.progress = 0.0
+        self.drawn = {"random": 0, "greedy": 0, "self": 0}  # how often each kind was drawn
+
+    def weights(self) -> dict:
+        weights = dict(next(w for start, w in reversed(self.curriculum) if self.progress >= start))
+        if not self.snapshots:
+            weights["greedy"] += weights.pop("self")
+            weights["self"] = 0.0
+        return weights
+
+    def add(self, agent) -> None:
+        self.snapshots = (self.snapshots + [agent])[-self.keep_snapshots:]
+
+    def draw(self):
+        weights = self.weights()
+        kinds = list(weights)
+        p = np.array([weights[k] for k in kinds])
+        kind = kinds[self.rng.choice(len(kinds), p=p / p.sum())]
+        self.drawn[kind] += 1
+        if kind == "self":
+            return self.snapshots[self.rng.integers(len(self.snapshots))]
+        return self.fixed[kind]
+
+
+class SelfPlayVectorEnv(gym.vector.VectorEnv):
+    """N games of ``splendor_v0``, seen from the learner's seat in each (a Gymnasium vector env).
+
+    A step plays each game's learner action, then the opponents' moves (``league``'s, drawn per game) until the
+    learner is to move again or the game is over. Rewards are the AEC env's, the learner's: +1 for a win (a shared
+    one too), -1 otherwise, 0 on truncation, at the end. Next-step autoreset: the step after a game ends starts the
+    next in its row (reward 0), and that row's mask is all ones until then. ``infos`` hold ``action_mask`` on every
+    step and ``won``, ``score`` (with their ``_won``, ``_score`` masks) where games ended. Game i's k-th episode
+    seats the learner at ``(i + k) % num_players``.
+    """
+
+    metadata = {"autoreset_mode": gym.vector.AutoresetMode.NEXT_STEP}
+
+    def __init__(self, num_envs: int, league: League, num_players: int = 2, illegal_action: str = "terminate",
+                 max_rounds: int = rules.DEFAULT_MAX_ROUNDS):
+        self.num_envs = num_envs
+        self.league = league
+        self.num_players = num_players
+        self.games = [splendor_v0.env(num_players=num_players, illegal_action=illegal_action,
+                                      max_rounds=max_rounds) for _ in range(num_envs)]
+        space = self.games[0].observation_space("player_0")
+        self.single_observation_space = space["observation"]
+        self.single_action_space = self.games[0].action_space("player_0")
+        self.observation_space = gym.vector.utils.batch_space(self.single_observation_space, num_envs)
+        self.action_space = gym.vector.utils.batch_space(self.single_action_space, num_envs)
+        self.seats = np.zeros(num_envs, dtype=np.int64)
+        self.episodes = np.zeros(num_envs, dtype=np.int64)
+        self.opponents = [None] * num_envs
+        self._seeds = np.zeros(num_envs, dtype=np.int64)
+        self._done = np.zeros(num_envs, dtype=bool)
+        self._obs = np.zeros((num_envs, *self.single_observation_space.shape), dtype=np.float32)
+        self._mask = np.ones((num_envs, self.single_action_space.n), dtype=np.int8)
+
+    def reset(self, *, seed: int | None = None, options=None):
+        base = int(np.random.SeedSequence().entropy % 2**31) if seed is None else int(seed)
+        self._seeds = base + np.arange(self.num_envs) * 1_000_003  # game i's episodes: its own run of seeds
+        self.episodes[:] = 0
+        for i in range(self.num_envs):
+            self._start(i)
+        return self._obs.copy(), {"action_mask": self._mask.copy()}
+
+    def step(self, actions):
+        actions = np.asarray(actions)
+        rewards = np.zeros(self.num_envs, dtype=np.float32)
+        ended = np.zeros(self.num_envs, dtype=bool)
+        truncated = np.zeros(self.num_envs, dtype=bool)
+        won = np.zeros(self.num_envs, dtype=bool)
+        score = np.zeros(self.num_envs, dtype=np.float32)
+        for i, game in enumerate(self.games):
+            if self._done[i]:
+                self._start(i)
+                continue
+            learner = f"player_{self.seats[i]}"
+            game.step(int(actions[i]))
+            self._play_opponents(i)
+            if game.terminations[learner] or game.truncations[learner]:
+                info = game.infos[learner]
+                rewards[i] = game.rewards[learner]
+                ended[i], truncated[i] = True, game.truncations[learner] and not game.terminations[learner]
+                won[i], score[i] = bool(info.get("won", False)), float(info.get("score", 0.0))
+                self._done[i] = True
+                self._mask[i] = 1
+            else:
+                self._observe(i)
+        infos = {"action_mask": self._mask.copy(), "won": won, "_won": ended.copy(), "score": score,
+                 "_score": ended.copy()}
+        return self._obs.copy(), rewards, ended & ~truncated, truncated, infos
+
+    def _start(self, i: int) -> None:
+        game = self.games[i]
+        game.reset(seed=int(self._seeds[i] + self.episodes[i]))
+        self.seats[i] = (i + self.episodes[i]) % self.num_players
+        self.episodes[i] += 1
+        self.opponents[i] = {seat: self.league.draw() for seat in range(self.num_players) if seat != self.seats[i]}
+        for opponent in self.opponents[i].values():
+            if hasattr(opponent, "reset"):
+                opponent.reset(seed=int(self.league.rng.integers(2**31)))
+        self._done[i] = False
+        self._play_opponents(i)
+        self._observe(i)
+
+    def _play_opponents(self, i: int) -> None:
+        """The opponents' moves until the learner is to move or the game is over."""
+        game = self.games[i]
+        learner = f"player_{self.seats[i]}"
+        while not (game.terminations[learner] or game.truncations[learner]) and game.agent_selection != learner:
+            seen = game.observe(game.agent_selection)
+            opponent = self.opponents[i][int(game.agent_selection.split("_")[1])]
+            game.step(int(opponent.act(seen["observation"], seen["action_mask"])))
+
+    def _observe(self, i: int) -> None:
+        seen = self.games[i].observe(f"player_{self.seats[i]}")
+        self._obs[i], self._mask[i] = seen["observation"], seen["action_mask"]
+
+    def close(self, **kwargs):
+        for game in self.games:
+            game.close()
+
+
+def learn_by_self_play(timesteps: int, settings=None, seed: int = 0, out="runs/splendor_self_play",
+                       num_players: int = 2, snapshot_every: int = 10, keep_snapshots: int = 10, policy=None,
+                       progress: bool = True, illegal_action: str = "terminate", record: dict | None = None) -> dict:
+    """Masked PPO (``benchmarks/ppo.py``) on ``SelfPlayVectorEnv``: the league's curriculum moves on with the
+    training, and every ``snapshot_every`` updates a frozen copy of the policy joins it. Returns ``learn``'s
+    result with the league's draws."""
+    from .ppo import Settings, learn
+
+    settings = settings or Settings()
+    league = League(seed, keep_snapshots=keep_snapshots)
+    envs = SelfPlayVectorEnv(settings.num_envs, league, num_players, illegal_action)
+
+    def on_update(update: int, updates: int, learner) -> None:
+        league.progress = update / updates
+        if update % snapshot_every == 0:
+            league.add(snapshot(learner, f"snapshot_{update}"))
+
+    record = {"game": "Tabletop/Splendor-v0", "env_kwargs": {"num_players": num_players}, "self_play": True,
+              "snapshot_every": snapshot_every, "keep_snapshots": keep_snapshots,
+              "curriculum": [[start, weights] for start, weights in CURRICULUM], **(record or {})}
+    run = learn(envs, timesteps, settings, seed=seed, out=out, progress=progress, record=record, policy=policy,
+                on_update=on_update)
+    envs.close()
+    return {**run, "league_draws": dict(league.drawn)}

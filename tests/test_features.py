@@ -1,0 +1,130 @@
+"""observation="features": the entries each game's rules add to the plain observation hold what they say, checked
+against the rules' own state over random games, and the single and vector envs show the same observations."""
+
+import gymnasium as gym
+import numpy as np
+import pytest
+
+from tabletop_gym.envs import GAMES
+from tabletop_gym.envs.dead_center import rules as dead_center
+from tabletop_gym.envs.royal_assassin import rules as royal_assassin
+
+FEATURED = ["dead_center", "royal_assassin"]
+
+
+def random_states(rules, games: int, seed: int = 0):
+    """Every state of ``games`` random games (uniform over the legal actions)."""
+    rng = np.random.default_rng(seed)
+    for _ in range(games):
+        s = rules.new_game(rng)
+        while not rules.is_over(s):
+            yield s
+            s = rules.apply(s, int(rng.choice(np.flatnonzero(rules.legal_mask(s)))), rng)
+
+
+def test_dead_center_features_are_the_kills_the_table_holds():
+    names = [name for name, _ in dead_center.FEATURE_FIELDS]
+    checked_plays = 0
+    for s in random_states(dead_center, 40):
+        f = dict(zip(names, dead_center.features(dead_center.observe(s))))
+        tops = s.pile_top
+        for slot, name in enumerate(dead_center.SLOT_NAMES):
+            a, b = dead_center.SUPPORT_PILES[slot]
+            up = s.slot_state[slot] == dead_center.UP
+            assert f[f"killable_{name}"] == (up and dead_center.CAN_KILL[s.slot_card[slot], tops[a], tops[b]])
+            short = max(0, 10 - dead_center.VALUE[tops[a]] - dead_center.VALUE[tops[b]]) / 10 if up else 0
+            assert f[f"short_of_ten_{name}"] == pytest.approx(short)
+        draw = np.flatnonzero(s.place == dead_center.DECK)  # the draw pile's cards, jokers included
+
+        def dead_share(tops):
+            return np.mean([not dead_center.ACCEPTS[c, tops].any() for c in draw]) if len(draw) else 0.0
+
+        assert f["dead_draw"] == pytest.approx(dead_share(tops))
+        for slot, name in enumerate(dead_center.SLOT_NAMES):
+            takes = np.mean([dead_center.ACCEPTS[c, tops[dead_center.ATTACK_PILE[slot]]] for c in draw]) if len(draw) else 0
+            up = s.slot_state[slot] == dead_center.UP
+            assert f[f"attack_fits_{name}"] == pytest.approx(takes if up else 0)
+        if s.phase != dead_center.PLAY:
+            assert not any(f[f"fits_pile_{p}"] for p in range(9))
+            continue
+        mask = dead_center.legal_mask(s)
+        for pile in range(9):
+            fits = bool(mask[dead_center.A_PLAY + pile])
+            assert f[f"fits_pile_{pile}"] == fits
+            if not fits:
+                continue
+            after = dead_center.apply(s, dead_center.A_PLAY + pile)  # the rules' own kill step, or none
+            assert f[f"kill_after_play_{pile}"] == bool(dead_center.killable(after, pile))
+            new_tops = after.pile_top
+            assert f[f"dead_draw_after_play_{pile}"] == pytest.approx(dead_share(new_tops))
+            for slot, name in enumerate(dead_center.SLOT_NAMES):
+                a, b = dead_center.SUPPORT_PILES[slot]
+                expected = (s.slot_state[slot] == dead_center.UP
+                            and dead_center.CAN_KILL[s.slot_card[slot], new_tops[a], new_tops[b]])
+                assert f[f"killable_after_play_{pile}_{name}"] == expected
+            checked_plays += 1
+    assert checked_plays > 500
+
+
+def test_royal_assassin_features_say_what_each_attack_does():
+    ra = royal_assassin
+    names = [name for name, _ in ra.FEATURE_FIELDS]
+    seen = {"kill": 0, "wipe": 0, "joker": 0}
+    for s in random_states(ra, 300):
+        f = dict(zip(names, ra.features(ra.observe(s))))
+        reserve = [int(c) for c in s.reserve[:s.reserve_size]][::-1]  # top first
+        if s.decision == ra.CONTINUE:
+            reserve = reserve[1:]  # the card in play
+        runs = []
+        for t in range(4):
+            run = 0
+            for c in reserve:
+                if ra.SUIT[c] != t:
+                    break
+                run += int(ra.VALUE[c])
+            runs.append(run)
+        for t, suit in enumerate(ra.SUITS):
+            assert f[f"column_{suit}_defence_waiting"] * 65 == pytest.approx(runs[t])
+        assert f["attack_waiting"] * 65 == pytest.approx(runs[ra.SUIT[s.in_play]] if s.in_play >= 0 else 0)
+        mask = ra.legal_mask(s)
+        for t, suit in enumerate(ra.SUITS):
+            if not mask[ra.A_ATTACK + t]:
+                continue
+            level = s.num_faces[t] - 1
+            after = ra.apply(s, ra.A_ATTACK + t)
+            killed = ra.kills(after) - ra.kills(s)
+            assert f[f"column_{suit}_kills_now"] == (killed > 0)
+            assert f[f"column_{suit}_faces_dying"] * 3 == pytest.approx(killed)
+            wiped = not killed and after.num_attack[t, level] == 0
+            assert f[f"column_{suit}_wiped_after"] == wiped
+            seen["kill"] += killed > 0
+            seen["wipe"] += wiped
+            if mask[ra.A_ASSASSIN + t]:
+                with_joker = ra.kills(ra.apply(s, ra.A_ASSASSIN + t)) - ra.kills(s)
+                assert f[f"column_{suit}_faces_dying_with_joker"] * 3 == pytest.approx(with_joker)
+                seen["joker"] += with_joker > 1
+    assert min(seen.values()) > 20, seen
+
+
+@pytest.mark.parametrize("game", FEATURED)
+def test_features_extend_the_plain_observation_in_single_and_vector_envs(game):
+    env_id = GAMES[game][0]
+    plain, featured = gym.make(env_id), gym.make(env_id, observation="features")
+    envs = gym.make_vec(env_id, num_envs=3, vectorization_mode="vector_entry_point", observation="features")
+    size = plain.observation_space.shape[0]
+    assert featured.observation_space.shape[0] > size and envs.single_observation_space == featured.observation_space
+    observations, infos = envs.reset(seed=5)
+    rng = np.random.default_rng(0)
+    for i in range(3):
+        o_plain, _ = plain.reset(seed=5 + i)
+        o_featured, _ = featured.reset(seed=5 + i)
+        assert np.array_equal(o_featured[:size], o_plain) and np.array_equal(observations[i], o_featured)
+    for _ in range(60):
+        actions = [int(rng.choice(np.flatnonzero(m))) for m in infos["action_mask"]]
+        observations, _, _, _, infos = envs.step(np.array(actions))
+        assert all(featured.observation_space.contains(o) for o in observations)
+
+
+def test_an_unknown_observation_mode_is_refused_by_name():
+    with pytest.raises(ValueError, match="observation must be one of 'plain', 'features'"):
+        gym.make("Tabletop/DeadCenter-v0", observation="pixels")

@@ -1,0 +1,174 @@
+"""Learned policies played with numpy (agents/policy.py), the shipped ones (agents/models/), and Splendor's
+self-play trainer (benchmarks/selfplay.py) on tiny budgets with illegal actions raising. No strength is asserted
+here: that is measured in benchmarks/ and the README."""
+
+import json
+
+import gymnasium as gym
+import numpy as np
+import pytest
+import torch
+
+from tabletop_gym.agents import make_agent
+from tabletop_gym.agents.policy import MODELS, PolicyAgent, export_policy, snapshot
+from tabletop_gym.agents.ppo import MaskedPolicy
+from tabletop_gym.benchmarks.ppo import Settings
+from tabletop_gym.benchmarks.selfplay import League, SelfPlayVectorEnv, learn_by_self_play
+from tabletop_gym.envs import GAMES
+
+TINY = Settings(num_envs=4, num_steps=32, minibatch_size=64, update_epochs=2, hidden=(32,))
+SHIPPED = sorted(path.stem for path in MODELS.glob("*.npz"))
+
+
+def random_policy(env, seed=0, hidden=(64, 64)):
+    torch.manual_seed(seed)
+    policy = MaskedPolicy(env.observation_space.shape[0], env.action_space.n, hidden, env.observation_space.high)
+    for layer in policy.actor:  # a spread-out policy, so that argmaxes are not ties
+        if hasattr(layer, "weight"):
+            torch.nn.init.normal_(layer.weight, std=0.5)
+    return policy
+
+
+def states_and_masks(env_id, steps=300, seed=0, **options):
+    env = gym.make(env_id, **options)
+    rng = np.random.default_rng(seed)
+    obs, info = env.reset(seed=seed)
+    observations, masks = [], []
+    for _ in range(steps):
+        observations.append(obs)
+        masks.append(info["action_mask"].astype(bool))
+        obs, _, terminated, truncated, info = env.step(int(rng.choice(np.flatnonzero(info["action_mask"]))))
+        if terminated or truncated:
+            obs, info = env.reset()
+    return np.array(observations), np.array(masks)
+
+
+def test_the_numpy_export_plays_as_the_torch_policy_does(tmp_path):
+    env = gym.make("Tabletop/RoyalAssassin-v0")
+    policy = random_policy(env)
+    path = export_policy(policy, tmp_path / "policy.npz", {"game": "Tabletop/RoyalAssassin-v0"})
+    agent = PolicyAgent(path)
+    observations, masks = states_and_masks("Tabletop/RoyalAssassin-v0")
+    with torch.no_grad():
+        expected = policy.logits(torch.as_tensor(observations), torch.as_tensor(masks)).argmax(dim=1).numpy()
+    chosen = agent.act_batch(observations, masks)
+    assert masks[np.arange(len(masks)), chosen].all()
+    assert np.mean(chosen == expected) > 0.98  # float16 weights: the same moves but for near-ties
+    assert agent.record == {"game": "Tabletop/RoyalAssassin-v0"} and path.stat().st_size < 200_000
+
+
+def test_a_sampling_policy_agent_plays_legal_moves_and_its_seed_fixes_them(tmp_path):
+    env = gym.make("Tabletop/DeadCenter-v0")
+    path = export_policy(random_policy(env), tmp_path / "policy.npz", {})
+    observations, masks = states_and_masks("Tabletop/DeadCenter-v0")
+    first = PolicyAgent(path, deterministic=False, seed=3).act_batch(observations, masks)
+    again = PolicyAgent(path, deterministic=False, seed=3).act_batch(observations, masks)
+    assert masks[np.arange(len(masks)), first].all() and np.array_equal(first, again)
+    assert len(set(first[masks.sum(axis=1) > 3])) > 3  # it does sample
+    with pytest.raises(ValueError, match="no legal action"):
+        PolicyAgent(path).act(observations[0], np.zeros_like(masks[0]))
+    with pytest.raises(ValueError, match="no saved policy at"):
+        PolicyAgent(tmp_path / "missing.npz")
+
+
+@pytest.mark.parametrize("game", ["dead_center", "royal_assassin"])
+def test_a_policy_that_learnt_from_features_plays_the_plain_env(game, tmp_path):
+    env_id = GAMES[game][0]
+    featured = gym.make(env_id, observation="features")
+    path = export_policy(random_policy(featured), tmp_path / "policy.npz",
+                         {"game": env_id, "env_kwargs": {"observation": "features"}})
+    agent = PolicyAgent(path)
+    plain_obs, masks = states_and_masks(env_id, seed=1)
+    featured_obs, featured_masks = states_and_masks(env_id, seed=1, observation="features")
+    assert np.array_equal(masks, featured_masks)
+    assert np.array_equal(agent.act_batch(plain_obs, masks), agent.act_batch(featured_obs, masks))
+
+
+def test_a_snapshot_is_frozen():
+    env = gym.make("Tabletop/Splendor-v0")
+    policy = random_policy(env)
+    frozen = snapshot(policy, "snapshot_1")
+    observations, masks = states_and_masks("Tabletop/Splendor-v0", steps=100)
+    before = frozen.act_batch(observations, masks)
+    with torch.no_grad():
+        for parameter in policy.actor.parameters():
+            parameter.mul_(-1)
+    assert np.array_equal(frozen.act_batch(observations, masks), before) and frozen.name == "snapshot_1"
+
+
+@pytest.mark.parametrize("game", SHIPPED)
+def test_a_shipped_policy_plays_its_game_through_the_agent_protocol(game):
+    env_id = GAMES[game][0]
+    agent = make_agent("ppo", game, seed=0)
+    assert agent.record["game"] == env_id and agent.record["timesteps"] > 0
+    env = gym.make(env_id, illegal_action="raise")
+    obs, info = env.reset(seed=123)
+    for _ in range(200):
+        obs, _, terminated, truncated, info = env.step(agent.act(obs, info["action_mask"]))
+        if terminated or truncated:
+            obs, info = env.reset()
+    assert MODELS.joinpath(f"{game}.npz").stat().st_size < 1_000_000
+
+
+def test_a_game_without_a_shipped_policy_says_which_have_one(monkeypatch, tmp_path):
+    monkeypatch.setattr("tabletop_gym.agents.policy.MODELS", tmp_path)
+    with pytest.raises(ValueError, match="no learned policy ships for dead_center; the games that have one: none"):
+        make_agent("ppo", "dead_center")
+
+
+def test_the_league_follows_its_curriculum():
+    league = League(seed=0)
+    assert league.weights() == {"random": 1.0, "greedy": 0.0, "self": 0.0}
+    league.progress = 0.5
+    assert league.weights() == {"random": 0.1, "greedy": 0.9, "self": 0.0}  # no snapshot yet
+    league.add("me")
+    assert league.weights() == {"random": 0.1, "greedy": 0.5, "self": 0.4}
+    draws = [league.draw() for _ in range(400)]
+    assert 100 < draws.count("me") < 220 and league.drawn["self"] == draws.count("me")
+    for k in range(20):
+        league.add(k)
+    assert league.snapshots == list(range(10, 20))  # the last ten
+
+
+def test_self_play_steps_the_learners_decisions_of_aec_games():
+    envs = SelfPlayVectorEnv(4, League(seed=0), illegal_action="raise")
+    obs, infos = envs.reset(seed=7)
+    rng = np.random.default_rng(0)
+    seats, finished = set(), 0
+    for _ in range(600):
+        seats.update(envs.seats.tolist())
+        actions = [int(rng.choice(np.flatnonzero(m))) for m in infos["action_mask"]]
+        obs, rewards, terminated, truncated, infos = envs.step(np.array(actions))
+        ended = terminated | truncated
+        assert np.array_equal(rewards[terminated], np.where(infos["won"][terminated], 1.0, -1.0))
+        assert (rewards[~ended] == 0).all() and (infos["action_mask"][ended] == 1).all()
+        finished += int(ended.sum())
+    assert finished > 10 and seats == {0, 1}
+
+
+def test_self_play_trains_a_tiny_budget_and_the_policy_plays_splendor(tmp_path):
+    run = learn_by_self_play(512, TINY, seed=0, out=tmp_path, snapshot_every=1, progress=False,
+                             illegal_action="raise")
+    assert run["timesteps"] == 512 and sum(run["league_draws"].values()) >= 4
+    agent = make_agent(f"ppo:{tmp_path / 'policy.npz'}", "splendor")
+    assert agent.record["self_play"] and agent.record["game"] == "Tabletop/Splendor-v0"
+    env = gym.make("Tabletop/Splendor-v0", illegal_action="raise", opponent="random")
+    obs, info = env.reset(seed=0)
+    for _ in range(100):
+        obs, _, terminated, truncated, info = env.step(agent.act(obs, info["action_mask"]))
+        if terminated or truncated:
+            obs, info = env.reset()
+    saved = json.loads(str(np.load(tmp_path / "policy.npz")["record"]))
+    assert saved["curriculum"][0][1]["random"] == 1.0
+
+
+def test_train_self_play_evaluates_against_greedy_and_random(tmp_path):
+    from tabletop_gym.benchmarks.train import train
+
+    result = train("splendor", timesteps=256, n_envs=4, out=str(tmp_path), eval_episodes=2, workers=1,
+                   progress=False, self_play=True)
+    assert result.evaluation["opponent"] == "greedy" and result.other_evaluations["random"]["episodes"] == 2
+    with pytest.raises(ValueError, match="self_play trains Splendor"):
+        train("dead_center", timesteps=64, self_play=True, out=str(tmp_path / "x"))
+    with pytest.raises(ValueError, match="self_play takes the option num_players only"):
+        train("splendor", timesteps=64, self_play=True, env_kwargs={"opponent": "random"}, out=str(tmp_path / "y"))
