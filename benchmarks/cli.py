@@ -136,8 +136,10 @@ def cmd_train(args) -> None:
         env_kwargs["observation"] = args.observation
     result = train(args.game, timesteps=args.timesteps, seed=args.seed, n_envs=args.envs, out=args.out,
                    eval_episodes=args.eval_episodes, workers=args.workers, progress=not args.quiet,
-                   env_kwargs=env_kwargs, vector=args.vector, algo=args.algo, start=args.start,
-                   start_episodes=args.start_episodes, self_play=args.self_play)
+                   env_kwargs=env_kwargs, vector=not args.single_envs, algo=args.algo, start=args.start,
+                   start_episodes=args.start_episodes, self_play=args.self_play,
+                   ppo_settings={key: value for key, value in (("learning_rate", args.learning_rate),
+                                                               ("ent_coef", args.ent_coef)) if value is not None})
     settings = result.hyperparameters
     envs, steps = settings.get("num_envs", settings.get("n_envs")), settings.get("num_steps", settings.get("n_steps"))
     print(f"trained {result.timesteps:,} steps ({result.timesteps_requested:,} asked: PPO learns from whole "
@@ -258,14 +260,18 @@ def build_parser() -> argparse.ArgumentParser:
                                "cloning, then PPO")
     training.add_argument("--start-episodes", type=int, default=2000, help="--start: the agent's games to learn from")
     training.add_argument("--envs", type=int, default=None,
-                          help="games played at once (default: 64 for ppo, 4 for sb3)")
+                          help="games played at once (default: 64 for ppo, 256 for sb3, 4 for sb3 --single-envs)")
     training.add_argument("--out", default=None, help="output folder (default: runs/<Game>-v0)")
     training.add_argument("--eval-episodes", type=int, default=500, help="episodes of the final evaluation")
     training.add_argument("--workers", type=int, default=None,
                           help="worker processes of the final evaluation (default: one per CPU)")
-    training.add_argument("--vector", action="store_true",
-                          help="sb3: train on the game's native vector env (--envs games in one batch); ppo always "
-                               "does")
+    training.add_argument("--single-envs", action="store_true",
+                          help="sb3: train on --envs single envs (SB3's DummyVecEnv) at SB3's own defaults, instead "
+                               "of the native vector env at the fast configuration (256 games, 64-step rollouts, "
+                               "2,048-sample minibatches, 4 epochs)")
+    training.add_argument("--learning-rate", type=float, default=None,
+                          help="ppo: Adam's step size, annealed to 0 (default 2.5e-4; lower keeps more of a cloned start)")
+    training.add_argument("--ent-coef", type=float, default=None, help="ppo: the entropy bonus (default 0.01)")
     training.add_argument("--self-play", action="store_true",
                           help="splendor: train on the AEC env against a league of the learner's snapshots and the "
                                "random and greedy players (the final evaluation: against greedy and random)")

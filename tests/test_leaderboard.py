@@ -77,8 +77,13 @@ def test_cli_train_passes_the_reward_choice_to_the_env(tmp_path):
 
 def test_train_on_the_native_vector_env(tmp_path, monkeypatch):
     result = train("dungeon_solitaire", timesteps=512, n_envs=8, out=str(tmp_path), eval_episodes=4, workers=1,
-                   progress=False, vector=True, algo="sb3")
+                   progress=False, algo="sb3")
     assert (tmp_path / "model.zip").exists() and result.curve and result.evaluation["episodes"] == 4
+    # The fast configuration: short rollouts, large minibatches, 4 epochs (SB3's own defaults with vector=False).
+    assert result.hyperparameters == {"algo": "sb3", "n_envs": 8, "n_steps": 64, "n_epochs": 4, "batch_size": 512}
+    single = train("dungeon_solitaire", timesteps=512, out=str(tmp_path / "single"), eval_episodes=2, workers=1,
+                   progress=False, algo="sb3", vector=False)
+    assert single.hyperparameters == {"algo": "sb3", "n_envs": 4, "n_steps": 128, "n_epochs": 10, "batch_size": 64}
     # Every game has a native vector env now; one added without it gets a clear error.
     without = {name: entry for name, entry in envs.VECTOR_ENTRY_POINTS.items() if name != "royal_assassin"}
     monkeypatch.setattr(envs, "VECTOR_ENTRY_POINTS", without)

@@ -117,6 +117,21 @@ def test_behaviour_cloning_learns_the_teachers_actions_and_the_returns():
     assert agreement[-1] > agreement[0] and agreement[-1] > 0.8
 
 
+def test_batched_collection_records_the_games_the_single_env_plays():
+    from tabletop_gym.agents import heuristic
+    from tabletop_gym.benchmarks.clone import collect, collect_batched
+
+    teacher = heuristic("dead_center", lookahead=False)  # it chooses for a batch at once
+    batched = collect_batched("Tabletop/DeadCenter-v0", teacher, episodes=8, seed=3, num_envs=8, progress=False)
+    single = collect("Tabletop/DeadCenter-v0", teacher, episodes=8, seed=3, progress=False)
+    n = len(batched["actions"])
+    assert batched["masks"][np.arange(n), batched["actions"]].all()
+    # The same eight deals, finished in another order: the same decisions, as a multiset.
+    assert n == len(single["actions"]) and batched["win_rate"] == single["win_rate"]
+    assert sorted(batched["actions"].tolist()) == sorted(single["actions"].tolist())
+    assert np.isclose(batched["returns"].sum(), single["returns"].sum())
+
+
 def test_train_can_start_from_a_cloned_heuristic(tmp_path):
     import json
 
