@@ -239,7 +239,8 @@ def build_parser() -> argparse.ArgumentParser:
     board.add_argument("--seed", type=int, default=0, help="episode i of every row is dealt from seed + i")
     board.add_argument("--workers", type=int, default=None, help="worker processes (default: one per CPU)")
     board.add_argument("--games", default=None, help=f"comma-separated, of {', '.join(GAMES)} (default: all)")
-    board.add_argument("--agents", default=",".join(AGENT_ORDER), help="comma-separated agent names")
+    board.add_argument("--agents", default=",".join(AGENT_ORDER),
+                       help="comma-separated agent names; search-ppo (the search agent on the learned policy) too")
     board.add_argument("--ppo", default=None,
                        help="game=policy.npz pairs (or model.pt, a MaskablePPO .zip), comma-separated: the learned "
                             "policy the ppo and search-ppo rows play, in place of the game's shipped one")

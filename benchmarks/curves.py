@@ -80,12 +80,13 @@ def chart(runs: list, path) -> None:
     plt.close(fig)
 
 
-SHARED = ("num_envs", "num_steps", "learning_rate", "gamma", "gae_lambda", "minibatch_size", "update_epochs",
-          "clip_coef", "ent_coef", "vf_coef", "max_grad_norm", "hidden", "start", "start_episodes")
+SHARED = ("num_envs", "num_steps", "learning_rate", "anneal_lr", "gamma", "gae_lambda", "minibatch_size",
+          "update_epochs", "clip_coef", "ent_coef", "vf_coef", "max_grad_norm", "hidden")
 
 
 def markdown(runs: list) -> str:
-    lines = ["| game | seed | steps | minutes | start | final evaluation |", "| --- | ---: | ---: | ---: | --- | --- |"]
+    lines = ["| game | seed | steps | minutes | start | options | learning rate | final evaluation |",
+             "| --- | ---: | ---: | ---: | --- | --- | ---: | --- |"]
     for game, group in by_game(runs).items():
         for run in sorted(group, key=lambda r: r["record"]["seed"]):
             record, evaluation = run["record"], run["record"]["evaluation"]
@@ -95,9 +96,14 @@ def markdown(runs: list) -> str:
                       f"{100 * evaluation['win_high']:.1f}%)")
             if record.get("other_evaluations", {}).get("random"):
                 result += f"; {100 * record['other_evaluations']['random']['win_rate']:.1f}% against random"
-            start = record["hyperparameters"].get("start") or "scratch"
+            settings = record["hyperparameters"]
+            start = f"{settings['start']} ({settings['start_episodes']:,} deals)" if settings.get("start") else "scratch"
+            options = ", ".join(f"{k}={v}" for k, v in record["env_kwargs"].items()) or "-"
+            if settings.get("self_play"):
+                options = "self-play" + (f", {options}" if options != "-" else "")
             lines.append(f"| {game.split('/')[-1]} | {record['seed']} | {record['timesteps']:,} "
-                         f"| {record['seconds'] / 60:.1f} | {start} | {result} over {evaluation['episodes']} |")
+                         f"| {record['seconds'] / 60:.1f} | {start} | {options} | {settings.get('learning_rate', '-')} "
+                         f"| {result} over {evaluation['episodes']} |")
     settings = [run["record"]["hyperparameters"] for run in runs]
     shared = {key: settings[0].get(key) for key in SHARED
               if key in settings[0] and all(s.get(key) == settings[0][key] for s in settings)}

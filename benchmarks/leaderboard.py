@@ -21,7 +21,9 @@ from ..agents import committed_model, make_agent, saved_policy, search_agent
 from ..envs import GAMES, game_id
 from .evaluate import EvalResult, evaluate
 
-AGENT_ORDER = ("random", "heuristic", "search", "ppo", "search-ppo")
+# The default rows. ``search-ppo`` (the search agent on the learned policy) is left to --agents: its playouts call
+# the network at every step, so on Dead Center and Splendor it takes tens of seconds a game.
+AGENT_ORDER = ("random", "heuristic", "search", "ppo")
 LEARNED = ("ppo", "search-ppo")  # the rows that play a learned policy: the game's shipped one, or --ppo's
 SPLENDOR_OPPONENTS = ("random", "greedy")
 LEADERBOARD_EPISODES = 100
@@ -88,7 +90,7 @@ def plan(episodes: int = LEADERBOARD_EPISODES, games=None, agents=AGENT_ORDER, p
     games = [_short(game) for game in (games or GAMES)]
     ppo_models = {_short(game): model for game, model in (ppo_models or {}).items()}
     for name in agents:
-        if name not in AGENT_ORDER and name != "greedy":
+        if name not in AGENT_ORDER + LEARNED and name != "greedy":
             make_agent(name, games[0])  # raises the usual error, naming the agents there are
     rows = []
     for game in games:
@@ -149,7 +151,8 @@ def trained_how(record: dict) -> str:
     """How a learned policy was trained, in a phrase, from the record saved with it."""
     start = f"cloned from the {record['start']} agent's play, then " if record.get("start") else "from scratch, "
     options = ", ".join(f"{key}={value}" for key, value in record.get("env_kwargs", {}).items())
-    return (f"{start}{record.get('timesteps', 0):,} steps of masked PPO, seed {record.get('seed')}"
+    how = " by self-play on the AEC env" if record.get("self_play") else ""
+    return (f"{start}{record.get('timesteps', 0):,} steps of masked PPO{how}, seed {record.get('seed')}"
             + (f", with {options}" if options else ""))
 
 

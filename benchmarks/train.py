@@ -233,7 +233,8 @@ def _train_own(env_id, timesteps, seed, n_envs, folder, env_kwargs, progress, st
                     policy=policy)
         envs.close()
     curve = [(row["step"], row["win_rate"]) for row in run["curve"]]
-    return run["model_path"], run["timesteps"], {**run["settings"], **cloned}, time.perf_counter() - started, curve
+    hyperparameters = {**run["settings"], **cloned, **({"self_play": True} if self_play else {})}
+    return run["model_path"], run["timesteps"], hyperparameters, time.perf_counter() - started, curve
 
 
 def _cloned_policy(env_id, env, start, episodes, seed, settings, env_kwargs, progress):

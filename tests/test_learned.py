@@ -130,8 +130,9 @@ def test_the_league_follows_its_curriculum():
     assert league.snapshots == list(range(10, 20))  # the last ten
 
 
-def test_self_play_steps_the_learners_decisions_of_aec_games():
-    envs = SelfPlayVectorEnv(4, League(seed=0), illegal_action="raise")
+@pytest.mark.parametrize("players", [2, 3])
+def test_self_play_steps_the_learners_decisions_of_aec_games(players):
+    envs = SelfPlayVectorEnv(4, League(seed=0), num_players=players, illegal_action="raise")
     obs, infos = envs.reset(seed=7)
     rng = np.random.default_rng(0)
     seats, finished = set(), 0
@@ -143,7 +144,7 @@ def test_self_play_steps_the_learners_decisions_of_aec_games():
         assert np.array_equal(rewards[terminated], np.where(infos["won"][terminated], 1.0, -1.0))
         assert (rewards[~ended] == 0).all() and (infos["action_mask"][ended] == 1).all()
         finished += int(ended.sum())
-    assert finished > 10 and seats == {0, 1}
+    assert finished > 10 and seats == set(range(players))
 
 
 def test_self_play_trains_a_tiny_budget_and_the_policy_plays_splendor(tmp_path):
@@ -172,3 +173,22 @@ def test_train_self_play_evaluates_against_greedy_and_random(tmp_path):
         train("dead_center", timesteps=64, self_play=True, out=str(tmp_path / "x"))
     with pytest.raises(ValueError, match="self_play takes the option num_players only"):
         train("splendor", timesteps=64, self_play=True, env_kwargs={"opponent": "random"}, out=str(tmp_path / "y"))
+
+
+def test_curves_draw_the_mean_and_spread_of_runs_by_game(tmp_path, capsys):
+    from tabletop_gym.benchmarks import curves
+    from tabletop_gym.benchmarks.train import train
+
+    folders = []
+    for seed in (0, 1):
+        folders.append(tmp_path / f"run{seed}")
+        train("dungeon_solitaire", timesteps=512, n_envs=4, seed=seed, out=str(folders[-1]), eval_episodes=4,
+              workers=1, progress=False)
+    table = curves.main(folders, out=str(tmp_path / "curves.png"), table=str(tmp_path / "curves.md"))
+    assert (tmp_path / "curves.png").read_bytes()[:4] == b"\x89PNG"
+    rows = [line for line in table.splitlines() if line.startswith("| DungeonSolitaire-v0 |")]
+    assert [row.split(" | ")[1] for row in rows] == ["0", "1"] and "| num_envs | 4 |" in table
+    steps, mean, low, high = curves.band([curves.read_run(f) for f in folders], "win_rate")
+    assert (low <= mean).all() and (mean <= high).all() and steps[-1] == 512
+    with pytest.raises(ValueError, match="is not a training run: no learning_curve.csv"):
+        curves.main([tmp_path], out=str(tmp_path / "x.png"))
