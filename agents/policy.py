@@ -14,7 +14,6 @@ import json
 from importlib import import_module
 from pathlib import Path
 
-import gymnasium as gym
 import numpy as np
 
 MODELS = Path(__file__).parent / "models"
@@ -67,8 +66,12 @@ class PolicyAgent:
         self.network = network or PolicyNetwork(self.path)
         self.record = self.network.record
         self.feature_rules = _feature_rules(self.record, self.network.obs_size)
+        self._features = None  # that module's features function, found at the first use (not pickled)
         self.deterministic = deterministic
         self.rng = np.random.default_rng(seed)
+
+    def __getstate__(self):
+        return {**self.__dict__, "_features": None}
 
     def reset(self, seed: int | None = None) -> None:
         if seed is not None:
@@ -78,8 +81,9 @@ class PolicyAgent:
         observations = np.asarray(observations, dtype=np.float32)
         if self.feature_rules is not None and observations.shape[-1] != self.network.obs_size:
             # A plain env: add the features the policy learnt from.
-            features = import_module(self.feature_rules).features(observations)
-            observations = np.concatenate([observations, features], axis=-1)
+            if self._features is None:
+                self._features = import_module(self.feature_rules).features
+            observations = np.concatenate([observations, self._features(observations)], axis=-1)
         return self.network.logits(observations, masks)
 
     def probabilities(self, observations, masks) -> np.ndarray:
@@ -108,9 +112,13 @@ def _feature_rules(record: dict, obs_size: int) -> str | None:
     that the agent pickles to evaluation workers). None for a plain policy."""
     if record.get("env_kwargs", {}).get("observation") != "features":
         return None
-    from ..envs import game_id
+    from ..envs import GAMES, game_id
 
-    rules = gym.make(game_id(record["game"]), observation="features").unwrapped.rules
+    env_id = game_id(record["game"])
+    game = next(name for name, (known, _) in GAMES.items() if known == env_id)
+    rules = import_module(f"..envs.{game}.rules", __package__)
+    if not hasattr(rules, "features"):
+        raise ValueError(f"the policy was trained with observation='features'; {env_id} has no features")
     if rules.OBSERVATION_SIZE + rules.FEATURE_SIZE != obs_size:
         raise ValueError(f"the policy takes {obs_size} observations; {record['game']}'s with features are "
                          f"{rules.OBSERVATION_SIZE + rules.FEATURE_SIZE}")

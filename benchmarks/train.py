@@ -20,7 +20,7 @@ import gymnasium as gym
 import numpy as np
 
 from ..envs import GAMES, game_id
-from .evaluate import EvalResult, evaluate
+from .evaluate import MULTIPLAYER, EvalResult, evaluate
 
 
 @dataclass
@@ -159,6 +159,8 @@ def train(game: str, timesteps: int = 100_000, seed: int = 0, n_envs: int | None
     4) at SB3's own defaults.
     ``start`` (own PPO only): an agent's name (``heuristic``, ``search``...) whose play over ``start_episodes``
     deals the policy first learns by behaviour cloning (``tabletop_gym.benchmarks.clone``), before PPO.
+    Splendor without ``self_play`` trains against ``env_kwargs``' opponent (the env's default: greedy) with the
+    learner's seat drawn per game, since the evaluation rotates it.
     ``ppo_settings``: fields of ``tabletop_gym.benchmarks.ppo.Settings`` to change (``learning_rate``...).
     ``self_play`` (Splendor, own PPO): train on the AEC env against a league of the learner's snapshots and the
     random and greedy players (``tabletop_gym.benchmarks.selfplay``); the final evaluation is against the greedy
@@ -175,15 +177,22 @@ def train(game: str, timesteps: int = 100_000, seed: int = 0, n_envs: int | None
         raise ValueError(f"self_play takes the option num_players only (the league plays the other seats), got "
                          f"{', '.join(sorted(env_kwargs))}")
     env_kwargs = dict(env_kwargs or {})
+    training_kwargs = env_kwargs
+    if env_id in MULTIPLAYER and not self_play:
+        # The evaluation rotates the learner's seat, so it learns every seat: one drawn per game.
+        if "seat" in env_kwargs:
+            raise ValueError("train seats the learner at random in every game (the evaluation rotates the seat); "
+                             "do not fix it in env_kwargs")
+        training_kwargs = {**env_kwargs, "seat": "random"}
     folder = Path(out or Path("runs") / env_id.split("/")[-1])
     folder.mkdir(parents=True, exist_ok=True)
     if algo == "ppo":
         model_path, trained, hyperparameters, seconds, curve = _train_own(
-            env_id, timesteps, seed, n_envs, folder, env_kwargs, progress, start, start_episodes, self_play,
+            env_id, timesteps, seed, n_envs, folder, training_kwargs, progress, start, start_episodes, self_play,
             ppo_settings or {})
     else:
         model_path, trained, hyperparameters, seconds, curve = _train_sb3(
-            env_id, timesteps, seed, n_envs, folder, env_kwargs, progress, vector)
+            env_id, timesteps, seed, n_envs, folder, training_kwargs, progress, vector)
 
     # Evaluate the saved model like any agent, on deals it never trained on: the own PPO's numpy export (the file
     # a shipped policy is a copy of), MaskablePPO's zip through torch.
@@ -202,7 +211,7 @@ def train(game: str, timesteps: int = 100_000, seed: int = 0, n_envs: int | None
     curve_path = folder / "learning_curve.png"
     name = "masked PPO" if algo == "ppo" else "MaskablePPO (sb3-contrib)"
     plot_curve(curve, result, f"{name} on {env_id}", curve_path)
-    options = {key: _by_name(value) for key, value in env_kwargs.items()}
+    options = {key: _by_name(value) for key, value in training_kwargs.items()}
     outcome = TrainResult(env_id, trained, timesteps, seed, str(model_path), str(curve_path), curve,
                           result.as_dict(), options, {"algo": algo, **hyperparameters}, round(seconds, 1), others)
     (folder / "result.json").write_text(json.dumps(asdict(outcome), indent=2))

@@ -191,3 +191,13 @@ class SideBySide:
         else:
             assert np.array_equal(self.infos["action_mask"][i], single_info["action_mask"])
         assert self.vector.take(i).equals(self.singles[i].state)
+
+
+def play_steps(env: gym.Env, agent, steps: int, seed: int) -> None:
+    """``steps`` of ``agent`` through the agent protocol (a new episode whenever one ends), from the deal ``seed``;
+    an env made with ``illegal_action="raise"`` fails on any illegal choice."""
+    obs, info = env.reset(seed=seed)
+    for _ in range(steps):
+        obs, _, terminated, truncated, info = env.step(agent.act(obs, info["action_mask"]))
+        if terminated or truncated:
+            obs, info = env.reset()

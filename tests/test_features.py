@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from tabletop_gym.envs import GAMES
+from tabletop_gym.envs.core.cards import IS_RED, RANK, SUIT
 from tabletop_gym.envs.dead_center import rules as dead_center
 from tabletop_gym.envs.royal_assassin import rules as royal_assassin
 
@@ -34,6 +35,11 @@ def test_dead_center_features_are_the_kills_the_table_holds():
             assert f[f"killable_{name}"] == (up and dead_center.CAN_KILL[s.slot_card[slot], tops[a], tops[b]])
             short = max(0, 10 - dead_center.VALUE[tops[a]] - dead_center.VALUE[tops[b]]) / 10 if up else 0
             assert f[f"short_of_ten_{name}"] == pytest.approx(short)
+            zombie = s.slot_card[slot]
+            asked = {dead_center.JACK: lambda c: True, dead_center.QUEEN: lambda c: IS_RED[c] == IS_RED[zombie],
+                     dead_center.KING: lambda c: SUIT[c] == SUIT[zombie]}[RANK[zombie]]
+            matching = sum(c >= 52 or asked(c) for c in (tops[a], tops[b])) / 2 if up else 0
+            assert f[f"supports_matching_{name}"] == matching
         draw = np.flatnonzero(s.place == dead_center.DECK)  # the draw pile's cards, jokers included
 
         def dead_share(tops):
@@ -69,7 +75,7 @@ def test_dead_center_features_are_the_kills_the_table_holds():
 def test_royal_assassin_features_say_what_each_attack_does():
     ra = royal_assassin
     names = [name for name, _ in ra.FEATURE_FIELDS]
-    seen = {"kill": 0, "wipe": 0, "joker": 0}
+    seen = {"kill": 0, "wipe": 0, "joker": 0, "chain": 0}
     for s in random_states(ra, 300):
         f = dict(zip(names, ra.features(ra.observe(s))))
         reserve = [int(c) for c in s.reserve[:s.reserve_size]][::-1]  # top first
@@ -97,6 +103,22 @@ def test_royal_assassin_features_say_what_each_attack_does():
             assert f[f"column_{suit}_faces_dying"] * 3 == pytest.approx(killed)
             wiped = not killed and after.num_attack[t, level] == 0
             assert f[f"column_{suit}_wiped_after"] == wiped
+            need = (ra.VALUE[s.faces[t, level]] - s.attack_total[t, level] - ra.VALUE[s.in_play]
+                    + s.defense_total[t, level])
+            assert f[f"column_{suit}_short_after"] * ra.KING == pytest.approx(np.clip(need, 0, ra.KING))
+            # Attack, then continue on the same column with every card the reserve offers: a kill on the way? The
+            # feature reads the run of the card's suit on the reserve's top, which no defence can interrupt, so it
+            # says yes only where the chain kills, and no only where it does not or a defence card came between.
+            chain, defended = after, False
+            while ra.kills(chain) == ra.kills(s) and chain.decision == ra.CONTINUE and chain.target == t:
+                defended |= chain.defense_total[t, level] > s.defense_total[t, level]
+                chain = ra.apply(chain, ra.A_ATTACK + t)
+            chain_kills = ra.kills(chain) > ra.kills(s)
+            if f[f"column_{suit}_kills_with_reserve"]:
+                assert chain_kills
+                seen["chain"] += not killed
+            else:
+                assert not chain_kills or defended
             seen["kill"] += killed > 0
             seen["wipe"] += wiped
             if mask[ra.A_ASSASSIN + t]:

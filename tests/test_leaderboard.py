@@ -11,6 +11,8 @@ from tabletop_gym.agents import make_agent
 from tabletop_gym.benchmarks import cli, leaderboard
 from tabletop_gym.benchmarks.train import learning_curve, train
 
+from helpers import play_steps
+
 
 def test_leaderboard_writes_a_table_and_a_chart(tmp_path):
     out, png = tmp_path / "board.md", tmp_path / "board.png"
@@ -50,11 +52,7 @@ def test_train_saves_a_model_a_curve_and_an_evaluation(tmp_path, algo, model):
     assert record["hyperparameters"]["algo"] == algo and record["seed"] == 0 and record["seconds"] > 0
     agent = make_agent(f"ppo:{tmp_path / model}", "dungeon_solitaire")
     env = gym.make("Tabletop/DungeonSolitaire-v0", illegal_action="raise")
-    obs, info = env.reset(seed=0)
-    for _ in range(30):
-        obs, _, terminated, truncated, info = env.step(agent.act(obs, info["action_mask"]))
-        if terminated or truncated:
-            obs, info = env.reset()
+    play_steps(env, agent, 30, seed=0)
     assert np.isfinite(result.evaluation["mean_score"])
 
 

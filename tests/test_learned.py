@@ -16,6 +16,8 @@ from tabletop_gym.benchmarks.ppo import Settings
 from tabletop_gym.benchmarks.selfplay import League, SelfPlayVectorEnv, learn_by_self_play
 from tabletop_gym.envs import GAMES
 
+from helpers import play_steps
+
 TINY = Settings(num_envs=4, num_steps=32, minibatch_size=64, update_epochs=2, hidden=(32,))
 SHIPPED = sorted(path.stem for path in MODELS.glob("*.npz"))
 
@@ -102,11 +104,7 @@ def test_a_shipped_policy_plays_its_game_through_the_agent_protocol(game):
     agent = make_agent("ppo", game, seed=0)
     assert agent.record["game"] == env_id and agent.record["timesteps"] > 0
     env = gym.make(env_id, illegal_action="raise")
-    obs, info = env.reset(seed=123)
-    for _ in range(200):
-        obs, _, terminated, truncated, info = env.step(agent.act(obs, info["action_mask"]))
-        if terminated or truncated:
-            obs, info = env.reset()
+    play_steps(env, agent, 200, seed=123)
     assert MODELS.joinpath(f"{game}.npz").stat().st_size < 1_000_000
 
 
@@ -154,11 +152,7 @@ def test_self_play_trains_a_tiny_budget_and_the_policy_plays_splendor(tmp_path):
     agent = make_agent(f"ppo:{tmp_path / 'policy.npz'}", "splendor")
     assert agent.record["self_play"] and agent.record["game"] == "Tabletop/Splendor-v0"
     env = gym.make("Tabletop/Splendor-v0", illegal_action="raise", opponent="random")
-    obs, info = env.reset(seed=0)
-    for _ in range(100):
-        obs, _, terminated, truncated, info = env.step(agent.act(obs, info["action_mask"]))
-        if terminated or truncated:
-            obs, info = env.reset()
+    play_steps(env, agent, 100, seed=0)
     saved = json.loads(str(np.load(tmp_path / "policy.npz")["record"]))
     assert saved["curriculum"][0][1]["random"] == 1.0
 
@@ -173,6 +167,17 @@ def test_train_self_play_evaluates_against_greedy_and_random(tmp_path):
         train("dead_center", timesteps=64, self_play=True, out=str(tmp_path / "x"))
     with pytest.raises(ValueError, match="self_play takes the option num_players only"):
         train("splendor", timesteps=64, self_play=True, env_kwargs={"opponent": "random"}, out=str(tmp_path / "y"))
+
+
+def test_train_against_an_opponent_seats_the_learner_at_random_and_evaluates_every_seat(tmp_path):
+    from tabletop_gym.benchmarks.train import train
+
+    result = train("splendor", timesteps=256, n_envs=8, out=str(tmp_path), eval_episodes=4, workers=1,
+                   progress=False, start="greedy", start_episodes=4, env_kwargs={"opponent": "random"})
+    assert result.env_kwargs == {"opponent": "random", "seat": "random"}
+    assert result.evaluation["opponent"] == "random" and len(result.evaluation["seat_win_rates"]) == 2
+    with pytest.raises(ValueError, match="train seats the learner at random"):
+        train("splendor", timesteps=64, env_kwargs={"seat": 1}, out=str(tmp_path / "x"))
 
 
 def test_curves_draw_the_mean_and_spread_of_runs_by_game(tmp_path, capsys):

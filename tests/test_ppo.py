@@ -14,6 +14,8 @@ from tabletop_gym.agents.ppo import MaskedPolicy, load_policy
 from tabletop_gym.benchmarks.ppo import Settings, learn
 from tabletop_gym.envs import GAMES
 
+from helpers import play_steps
+
 TINY = Settings(num_envs=4, num_steps=32, minibatch_size=64, update_epochs=2, hidden=(32,))
 
 
@@ -30,11 +32,7 @@ def test_it_trains_on_every_game_and_the_policy_plays(game, tmp_path):
 
     agent = make_agent(f"ppo:{tmp_path / 'model.pt'}", game)
     env = gym.make(env_id, illegal_action="raise")
-    obs, info = env.reset(seed=1)
-    for _ in range(40):
-        obs, _, terminated, truncated, info = env.step(agent.act(obs, info["action_mask"]))
-        if terminated or truncated:
-            obs, info = env.reset()
+    play_steps(env, agent, 40, seed=1)
 
 
 def test_the_budget_is_whole_rollouts_just_covering_it():

@@ -89,26 +89,28 @@ def _accepts_table() -> np.ndarray:
     return fits | _IS_JOKER[x] | _IS_JOKER[t]
 
 
+def _matches_table() -> np.ndarray:
+    """MATCHES[z, c]: is support card c of what zombie z asks? A king asks for its suit, a queen for her colour, a
+    jack for nothing; a joker matches every suit and colour."""
+    z, c = _IDS[:, None], _IDS[None, :]
+    rank = RANK[z]
+    asked = np.where(rank == KING, SUIT[c] == SUIT[z], np.where(rank == QUEEN, IS_RED[c] == IS_RED[z], True))
+    return asked | _IS_JOKER[c]
+
+
 def _kill_table() -> np.ndarray:
     """CAN_KILL[z, a, b]: do support top cards a and b kill zombie z?
 
-    They must sum to at least 10 (a joker is worth 0). A king also needs both of its suit, a queen
-    both of her colour, a jack nothing more; a joker matches every suit and colour.
+    They must sum to at least 10 (a joker is worth 0), and both be of what the zombie asks (``MATCHES``).
     """
     z, a, b = _IDS[:, None, None], _IDS[None, :, None], _IDS[None, None, :]
     strong = VALUE[a].astype(int) + VALUE[b] >= 10
-
-    def matches(support, same):
-        return _IS_JOKER[support] | same(support)
-
-    suit_ok = matches(a, lambda s: SUIT[s] == SUIT[z]) & matches(b, lambda s: SUIT[s] == SUIT[z])
-    colour_ok = matches(a, lambda s: IS_RED[s] == IS_RED[z]) & matches(b, lambda s: IS_RED[s] == IS_RED[z])
-    rank = RANK[z]
-    table = strong & np.where(rank == KING, suit_ok, np.where(rank == QUEEN, colour_ok, True))
-    return table & (rank >= JACK) & ~_IS_JOKER[z]
+    table = strong & MATCHES[z, a] & MATCHES[z, b]
+    return table & (RANK[z] >= JACK) & ~_IS_JOKER[z]
 
 
 ACCEPTS = _accepts_table()
+MATCHES = _matches_table()
 CAN_KILL = _kill_table()
 
 
@@ -403,12 +405,8 @@ _CAN_KILL = np.zeros((NUM_CARD_IDS + 1,) * 3, dtype=bool)
 _CAN_KILL[:NUM_CARD_IDS, :NUM_CARD_IDS, :NUM_CARD_IDS] = CAN_KILL
 _ACCEPTS = np.zeros((NUM_CARD_IDS + 1,) * 2, dtype=bool)
 _ACCEPTS[:NUM_CARD_IDS, :NUM_CARD_IDS] = ACCEPTS
-# A support matches a zombie when it is of the suit (king) or colour (queen) asked, or a joker; a jack asks nothing.
 _MATCHES = np.zeros((NUM_CARD_IDS + 1,) * 2, dtype=bool)
-for _z in ZOMBIE_CARDS:
-    for _c in range(NUM_CARD_IDS):
-        _MATCHES[_z, _c] = (_c >= 52 or RANK[_z] == JACK or (RANK[_z] == QUEEN and IS_RED[_c] == IS_RED[_z])
-                            or SUIT[_c] == SUIT[_z])
+_MATCHES[:NUM_CARD_IDS, :NUM_CARD_IDS] = MATCHES
 
 
 _DRAW_NUMBERS = NUMBER_CARDS.astype(np.intp)  # the draw pile's unseen number cards are among these
