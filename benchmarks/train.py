@@ -20,7 +20,7 @@ import gymnasium as gym
 import numpy as np
 
 from ..envs import GAMES, game_id
-from .evaluate import MULTIPLAYER, EvalResult, evaluate
+from .evaluate import BUILT_IN_OPPONENTS, MULTIPLAYER, EvalResult, evaluate
 
 
 @dataclass
@@ -36,7 +36,7 @@ class TrainResult:
     env_kwargs: dict  # the env's options, agents by name
     hyperparameters: dict  # the algorithm and its settings (for sb3, those that differ from its defaults)
     seconds: float  # wall-clock time of the learning (not of the final evaluation)
-    other_evaluations: dict = field(default_factory=dict)  # Splendor self-play: against the random player too
+    other_evaluations: dict = field(default_factory=dict)  # Splendor: against the other built-in opponents too
 
 
 def _episode_recorder(total: int, progress: bool, desc: str):
@@ -164,7 +164,8 @@ def train(game: str, timesteps: int = 100_000, seed: int = 0, n_envs: int | None
     ``ppo_settings``: fields of ``tabletop_gym.benchmarks.ppo.Settings`` to change (``learning_rate``...).
     ``self_play`` (Splendor, own PPO): train on the AEC env against a league of the learner's snapshots and the
     random and greedy players (``tabletop_gym.benchmarks.selfplay``); the final evaluation is against the greedy
-    player, and ``other_evaluations`` holds the one against the random player (seats rotated in both).
+    player. For Splendor ``other_evaluations`` holds the evaluations against the other built-in opponents
+    (seats rotated in every one).
     """
     if algo not in ALGOS:
         raise ValueError(f"algo must be one of {', '.join(ALGOS)}, got {algo!r}")
@@ -202,10 +203,13 @@ def train(game: str, timesteps: int = 100_000, seed: int = 0, n_envs: int | None
     result = evaluate(env_id, saved_policy(str(played)), episodes=eval_episodes, seed=10_000_000 + seed,
                       workers=workers, progress=progress, env_kwargs=env_kwargs)
     others = {}
-    if self_play:
-        others["random"] = evaluate(env_id, saved_policy(str(played)), episodes=eval_episodes,
-                                    seed=10_000_000 + seed, workers=workers, progress=progress,
-                                    env_kwargs={**env_kwargs, "opponent": "random"}).as_dict()
+    if env_id in MULTIPLAYER:
+        # Splendor: against the other built-in opponents too (the env's default one is greedy).
+        for opponent in BUILT_IN_OPPONENTS:
+            if opponent != env_kwargs.get("opponent", "greedy"):
+                others[opponent] = evaluate(env_id, saved_policy(str(played)), episodes=eval_episodes,
+                                            seed=10_000_000 + seed, workers=workers, progress=progress,
+                                            env_kwargs={**env_kwargs, "opponent": opponent}).as_dict()
 
     # The learning curve and a record of the run.
     curve_path = folder / "learning_curve.png"

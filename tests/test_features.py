@@ -40,6 +40,15 @@ def test_dead_center_features_are_the_kills_the_table_holds():
                      dead_center.KING: lambda c: SUIT[c] == SUIT[zombie]}[RANK[zombie]]
             matching = sum(c >= 52 or asked(c) for c in (tops[a], tops[b])) / 2 if up else 0
             assert f[f"supports_matching_{name}"] == matching
+            # A face-down slot: averaged over the zombies still face down, whichever slot they lie in.
+            down = s.slot_state[slot] == dead_center.DOWN
+            hidden = s.slot_card[s.slot_state == dead_center.DOWN]
+            killing = np.mean([dead_center.CAN_KILL[z, tops[a], tops[b]] for z in hidden]) if down else 0
+            assert f[f"reveal_killable_{name}"] == pytest.approx(killing)
+            matching = np.mean([dead_center.MATCHES[z, [tops[a], tops[b]]].mean() for z in hidden]) if down else 0
+            assert f[f"reveal_matching_{name}"] == pytest.approx(matching)
+            short = max(0, 10 - dead_center.VALUE[tops[a]] - dead_center.VALUE[tops[b]]) / 10 if down else 0
+            assert f[f"reveal_short_of_ten_{name}"] == pytest.approx(short)
         draw = np.flatnonzero(s.place == dead_center.DECK)  # the draw pile's cards, jokers included
 
         def dead_share(tops):

@@ -176,6 +176,7 @@ def test_train_against_an_opponent_seats_the_learner_at_random_and_evaluates_eve
                    progress=False, start="greedy", start_episodes=4, env_kwargs={"opponent": "random"})
     assert result.env_kwargs == {"opponent": "random", "seat": "random"}
     assert result.evaluation["opponent"] == "random" and len(result.evaluation["seat_win_rates"]) == 2
+    assert list(result.other_evaluations) == ["greedy"] and result.other_evaluations["greedy"]["episodes"] == 4
     with pytest.raises(ValueError, match="train seats the learner at random"):
         train("splendor", timesteps=64, env_kwargs={"seat": 1}, out=str(tmp_path / "x"))
 

@@ -36,15 +36,16 @@ class DeadCenterEnv(TabletopEnv):
     value. The draw pile's order and the face-down zombies are never shown.
     `rules.OBSERVATION_FIELDS` names every entry.
 
-    `observation="features"` appends 193 entries in [0, 1] (`Box(0, high, (454,))`), computed from the
+    `observation="features"` appends 229 entries in [0, 1] (`Box(0, high, (490,))`), computed from the
     observation alone, that a player reads off the table at a glance: for each slot whether its zombie is
     face up and killable now, how far its supports are short of 10, how many match the suit or colour it
     asks, and the share of the draw pile its attack pile takes; the share of the draw pile no pile takes
     (a draw that loses); for each pile whether the drawn card fits it, whether a zombie dies if it goes
     there, which face-up zombies would be killable after it does, and the losing share of the draw pile
-    then. `rules.FEATURE_FIELDS` names them. A network
-    learns far faster from these (see the README's learning curves); the default, `"plain"`, is the
-    observation above.
+    then; for each face-down slot, the share of the zombies still face down its supports would kill, how
+    many of its supports match them on average, and how far its supports are short of 10 (what a reveal
+    weighs). `rules.FEATURE_FIELDS` names them. A network learns far faster from these (see the README's
+    learning curves); the default, `"plain"`, is the observation above.
 
     ## Starting State
 
@@ -86,7 +87,9 @@ class DeadCenterEnv(TabletopEnv):
 
     ## Version History
 
-    * v0: first version; `observation="features"` added beside the plain observation, which is unchanged.
+    * v0: first version; `observation="features"` added beside the plain observation, which is unchanged
+      (193 entries at first; the 36 on face-down slots came after, and a policy trained on the 193 is refused
+      by name).
     """
 
     rules = rules

@@ -393,6 +393,10 @@ FEATURE_FIELDS = (
     + [(f"attack_fits_{name}", 1) for name in SLOT_NAMES]            # share of the draw pile its attack pile takes
     + [("dead_draw", 1)]                                             # share of the draw pile no pile takes: a loss
     + [(f"dead_draw_after_play_{p}", 1) for p in range(NUM_PILES)]    # the same once the card goes on pile p
+    # A face-down slot, by what its supports would do for the zombies still face down (any of them may be there):
+    + [(f"reveal_killable_{name}", 1) for name in SLOT_NAMES]         # the share of them the supports kill now
+    + [(f"reveal_matching_{name}", 1) for name in SLOT_NAMES]         # supports of the suit/colour asked, / 2, mean
+    + [(f"reveal_short_of_ten_{name}", 1) for name in SLOT_NAMES]     # (10 - supports' sum) / 10, at least 0
 )
 FEATURE_SIZE = len(FEATURE_FIELDS)
 FEATURE_HIGH = np.ones(FEATURE_SIZE, dtype=np.float32)
@@ -410,6 +414,7 @@ _MATCHES[:NUM_CARD_IDS, :NUM_CARD_IDS] = MATCHES
 
 
 _DRAW_NUMBERS = NUMBER_CARDS.astype(np.intp)  # the draw pile's unseen number cards are among these
+_ZOMBIE_IDS = ZOMBIE_CARDS.astype(np.intp)     # and the face-down zombies among these
 
 
 def _dead_share(tops: np.ndarray, in_draw: np.ndarray, jokers: np.ndarray) -> np.ndarray:
@@ -444,7 +449,8 @@ def features(obs: np.ndarray) -> np.ndarray:
 
     a, b = tops[..., _SUPPORT_COLUMNS[0]], tops[..., _SUPPORT_COLUMNS[1]]
     killable_now = up & _CAN_KILL[zombies, a, b]
-    short = np.clip(10 - _VALUE_OF[a].astype(np.int16) - _VALUE_OF[b], 0, 10) / 10 * up
+    shortfall = np.clip(10 - _VALUE_OF[a].astype(np.int16) - _VALUE_OF[b], 0, 10) / 10
+    short = shortfall * up
     matching = (_MATCHES[zombies, a].astype(np.float32) + _MATCHES[zombies, b]) / 2 * up
     # After the drawn card goes on pile p, pile p's top is the drawn card: tops_after[..., p, q].
     fits = _ACCEPTS[drawn[..., None], tops] & (drawn[..., None] != NO_CARD)
@@ -463,9 +469,19 @@ def features(obs: np.ndarray) -> np.ndarray:
     attack_fits = attack_fits[..., ATTACK_PILE.astype(np.intp)] * up
     dead_now = _dead_share(tops, in_draw, jokers)
     dead_after = np.where(fits, _dead_share(tops_after, in_draw, jokers), 0)
+
+    # Face-down slots: each of the hidden zombies (..., zombie, slot) in front of the slot's supports, averaged.
+    down = slots[..., DOWN] > 0
+    hidden = obs[..., _UNSEEN_AT + _ZOMBIE_IDS] > 0
+    share = hidden / np.maximum(hidden.sum(axis=-1, keepdims=True), 1)
+    z = _ZOMBIE_IDS[:, None]
+    reveal_killable = np.einsum("...z,...zs->...s", share, _CAN_KILL[z, a[..., None, :], b[..., None, :]]) * down
+    matches = (_MATCHES[z, a[..., None, :]].astype(np.float32) + _MATCHES[z, b[..., None, :]]) / 2
+    reveal_matching = np.einsum("...z,...zs->...s", share, matches) * down
     return np.concatenate([killable_now, short, matching, fits, kill_after, after.sum(axis=-1) / NUM_SLOTS,
                            after.reshape(*lead, NUM_PILES * NUM_SLOTS), attack_fits, dead_now[..., None],
-                           dead_after], axis=-1).astype(np.float32)
+                           dead_after, reveal_killable, reveal_matching, shortfall * down],
+                          axis=-1).astype(np.float32)
 
 
 def slot_view(s: State, slot: int) -> str | None:
