@@ -94,8 +94,8 @@ def markdown(runs: list) -> str:
             result = (f"{evaluation['mean_score']:.2f} mean score" if measure == "mean_score" else
                       f"{100 * evaluation['win_rate']:.1f}% ({100 * evaluation['win_low']:.1f}–"
                       f"{100 * evaluation['win_high']:.1f}%)")
-            if record.get("other_evaluations", {}).get("random"):
-                result += f"; {100 * record['other_evaluations']['random']['win_rate']:.1f}% against random"
+            for opponent, other in record.get("other_evaluations", {}).items():
+                result += f"; {100 * other['win_rate']:.1f}% against {opponent}"
             settings = record["hyperparameters"]
             start = f"{settings['start']} ({settings['start_episodes']:,} deals)" if settings.get("start") else "scratch"
             options = ", ".join(f"{k}={v}" for k, v in record["env_kwargs"].items()) or "-"

@@ -177,6 +177,10 @@ def test_train_against_an_opponent_seats_the_learner_at_random_and_evaluates_eve
     assert result.env_kwargs == {"opponent": "random", "seat": "random"}
     assert result.evaluation["opponent"] == "random" and len(result.evaluation["seat_win_rates"]) == 2
     assert list(result.other_evaluations) == ["greedy"] and result.other_evaluations["greedy"]["episodes"] == 4
+    from tabletop_gym.benchmarks import curves
+
+    against_greedy = 100 * result.other_evaluations["greedy"]["win_rate"]
+    assert f"; {against_greedy:.1f}% against greedy over 4 |" in curves.markdown([curves.read_run(tmp_path)])
     with pytest.raises(ValueError, match="train seats the learner at random"):
         train("splendor", timesteps=64, env_kwargs={"seat": 1}, out=str(tmp_path / "x"))
 
