@@ -1,5 +1,5 @@
-"""Dead Center's native vector env plays exactly the single env's games (``envs/dead_center/batch.py`` against
-``rules.py``).
+"""Dead Center's native vector env plays exactly the single env's games (the rules' compiled loops over a row per
+game, against the same functions on one game).
 
 The vector env is played side by side with N single envs (``helpers.SideBySide``), as ``tests/test_vector.py`` does
 for every game: observations, rewards, ends, masks, outcomes and the full state of every game must agree after
@@ -20,8 +20,8 @@ from tabletop_gym.agents.dead_center import DeadCenterHeuristic
 from tabletop_gym.envs import IllegalActionError
 from tabletop_gym.envs.core.cards import card_code, parse_card
 from tabletop_gym.envs.core.vector import Batch
-from tabletop_gym.envs.dead_center import batch, rules
-from tabletop_gym.envs.dead_center.vector import DeadCenterVectorEnv
+from tabletop_gym.envs.dead_center import rules
+from tabletop_gym.envs.dead_center.vector import DeadCenterVectorEnv, Games
 
 ENV_ID = "Tabletop/DeadCenter-v0"
 FACE_CARDS = [card_code(c) for c in rules.ZOMBIE_CARDS]
@@ -199,18 +199,18 @@ def test_stacked_decks_play_out_the_same(deck, jokers, agent, result, skip_force
 
 @pytest.mark.parametrize("jokers", [2, 1, 0])
 def test_the_batched_deal_is_rules_new_game(jokers):
-    # batch.deal shuffles with each row's generator exactly as rules.new_game does; the rows it is not given keep
+    # Games.deal shuffles with each row's generator exactly as rules.new_game does; the rows it is not given keep
     # what they hold, and a stacked deck (already in place) is left alone.
     template = rules.new_game(np.random.default_rng(99), jokers=jokers)
     b = Batch(template, 40)
     for i in range(40):
         b.put(i, template)
     rows = np.arange(0, 40, 2)
-    batch.deal(b, rows, [np.random.default_rng(1000 + i) for i in range(40)], {})
+    Games.deal(b, rows, [np.random.default_rng(1000 + i) for i in range(40)], {})
     for i in range(40):
         expected = rules.new_game(np.random.default_rng(1000 + i), jokers=jokers) if i % 2 == 0 else template
         assert b.take(i).equals(expected)
-    batch.deal(b, np.arange(1, 40, 2), [np.random.default_rng(i) for i in range(40)], {"deck": ["stacked"]})
+    Games.deal(b, np.arange(1, 40, 2), [np.random.default_rng(i) for i in range(40)], {"deck": ["stacked"]})
     assert all(b.take(i).equals(template) for i in range(1, 40, 2))
 
 

@@ -7,8 +7,9 @@ and masks, skip-forced stepping, illegal actions, rewards, info, rendering, clon
 A rules module provides ``ACTION_NAMES``, ``OBSERVATION_LOW`` / ``OBSERVATION_HIGH``,
 ``legal_mask(s)``, ``apply(s, action, rng)``, ``observe(s)``, ``is_over(s)``,
 ``outcome(s)`` (a dict with ``won`` and ``score``), ``forfeit(s)``, ``describe(s)`` and
-``determinize(s, rng)``; optionally ``is_truncated(s)``. Its render module provides ``render_text(s)``
-and its picture module ``draw(s)`` (the ``rgb_array`` image, imported only when one is drawn).
+``determinize(s, rng)``; optionally ``is_truncated(s)``, and ``play(s, action, rng, skip_forced)`` (the step:
+the action and the forced moves after it, giving the state and its mask) where the rules have it compiled. Its
+render module provides ``render_text(s)`` and its picture module ``draw(s)`` (the ``rgb_array`` image, imported only when one is drawn).
 """
 
 from __future__ import annotations
@@ -143,6 +144,8 @@ class TabletopEnv(gym.Env):
         self.observation_space = spaces.Box(low, high, dtype=np.float32)
         self.state = None
         self._mask = None
+        # The rules' limit, looked up once (a missing attribute of a module costs an exception at every step).
+        self._truncation = getattr(self.rules, "is_truncated", None)
 
     # ------------------------------------------------------------ the game's hooks
 
@@ -161,7 +164,7 @@ class TabletopEnv(gym.Env):
             self._np_random = own
 
     def _is_truncated(self, state) -> bool:
-        check = getattr(self.rules, "is_truncated", None)
+        check = self._truncation
         return check is not None and bool(check(state))
 
     # ------------------------------------------------------------ Gymnasium API
@@ -208,7 +211,7 @@ class TabletopEnv(gym.Env):
             self.state, self._mask = self._play(self.state, index)
         terminated = bool(self.rules.is_over(self.state))
         truncated = not terminated and self._is_truncated(self.state)
-        info = self._info()
+        info = self._info(terminated or truncated)
         reward = 0.0
         if terminated:
             reward = self._final_reward(info)
@@ -219,7 +222,10 @@ class TabletopEnv(gym.Env):
         return self.observe(self.state), reward, terminated, truncated, info
 
     def _play(self, state, action: int):
-        """Apply ``action``, then every forced move after it (``skip_forced``); the new state and its mask."""
+        """Apply ``action``, then every forced move after it (``skip_forced``); the new state and its mask. Rules
+        compiled with their own step (``play``) take it in one call."""
+        if hasattr(self.rules, "play"):
+            return self.rules.play(state, action, self.np_random, self.skip_forced)
         state = self.rules.apply(state, action, self.np_random)
         mask = self.rules.legal_mask(state)
         while self.skip_forced and np.count_nonzero(mask) == 1 and not self._is_truncated(state):
@@ -229,6 +235,8 @@ class TabletopEnv(gym.Env):
 
     def _action_index(self, action) -> int | None:
         """The action as an index into ``action_names``, or None if it is not one."""
+        if type(action) is int or type(action) is np.int64:  # the common cases, decided at once
+            return int(action) if 0 <= action < len(self.action_names) else None
         if isinstance(action, np.ndarray) and action.shape in ((), (1,)):
             action = action.reshape(()).item()
         if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
@@ -242,9 +250,10 @@ class TabletopEnv(gym.Env):
     def _episode_over(self) -> bool:
         return bool(self.rules.is_over(self.state)) or self._is_truncated(self.state)
 
-    def _info(self) -> dict[str, Any]:
+    def _info(self, over: bool | None = None) -> dict[str, Any]:
+        """The step's info; ``over``: whether the episode is over, when the caller knows it already."""
         info: dict[str, Any] = {"action_mask": self._mask.astype(np.int8)}
-        if self._episode_over():
+        if self._episode_over() if over is None else over:
             info.update(self.rules.outcome(self.state))
         return info
 
@@ -343,4 +352,6 @@ class TabletopEnv(gym.Env):
         if getattr(self, "_saved_template", None) is None:
             self._saved_template = self._fresh_state()  # the same for every game of this env: dealt once
         check_saved_game(saved["game"], self._saved_template, self._option_fields)
+        if hasattr(saved["game"], "check_values"):
+            saved["game"].check_values()  # compiled rules do not check an index before they use it
         check_generator_state(saved["rng"], self._np_random)

@@ -45,6 +45,69 @@ class ArrayState:
         return f"{type(self).__name__}({fields})"
 
 
+class FlatState(ArrayState):
+    """A game state held in one flat int64 array, ``data``: what the compiled rule functions take (one row of it per
+    game in a vector env). Subclasses list their parts in ``PARTS`` and pass the class to ``lay_out``, which gives
+    each part its offset and a named view: ``s.pile_top`` is that part of ``data`` (writes go through), ``s.top``
+    the number at its place (read as a Python int). Other attributes (the options a game is played with) stay
+    ordinary fields.
+
+    ``PARTS`` holds ``(name, size, low, high)``: size 0 for a number, and the values the rules can hold there,
+    which ``check_values`` enforces on a saved game (compiled code does not check its indices)."""
+
+    PARTS: tuple = ()
+    SIZE = 0
+
+    def copy(self):
+        new = object.__new__(type(self))
+        new.__dict__.update(self.__dict__)  # the other fields are numbers
+        new.data = self.data.copy()
+        return new
+
+    def check_values(self) -> None:
+        """Raise a ValueError naming the first part that holds a value the rules never give it."""
+        for name, size, low, high in self.PARTS:
+            values = getattr(self, name) if size else np.array([getattr(self, name)])
+            bad = (values < low) | (values > high)
+            if bad.any():
+                raise ValueError(f"the saved game's {name} holds {values[bad][0]}, outside {low}..{high}: not a "
+                                 f"state the rules reach")
+
+    def __repr__(self):
+        parts = ", ".join(f"{name}={getattr(self, name)!r}" for name, *_ in self.PARTS)
+        others = "".join(f", {k}={v!r}" for k, v in vars(self).items() if k != "data")
+        return f"{type(self).__name__}({parts}{others})"
+
+
+def lay_out(cls: type) -> dict:
+    """Give ``cls`` (a ``FlatState``) a view per part of ``cls.PARTS`` and its ``SIZE``; the offsets by name."""
+    offsets, at = {}, 0
+    for name, size, _, _ in cls.PARTS:
+        offsets[name] = at
+        setattr(cls, name, _array_view(at, size) if size else _number_view(at))
+        at += max(size, 1)
+    cls.SIZE = at
+    return offsets
+
+
+def _array_view(at: int, size: int) -> property:
+    def get(self):
+        return self.data[at:at + size]
+
+    def put(self, values):
+        self.data[at:at + size] = values
+    return property(get, put)
+
+
+def _number_view(at: int) -> property:
+    def get(self):
+        return int(self.data[at])
+
+    def put(self, value):
+        self.data[at] = value
+    return property(get, put)
+
+
 def check_saved_game(game, template: ArrayState, option_fields=()) -> None:
     """Raise a TypeError or ValueError naming what is wrong unless ``game`` is a state of the same game as
     ``template`` (a new game of the env it is meant for): the same class, the same fields, each array of the same

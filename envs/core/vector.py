@@ -445,8 +445,7 @@ class TabletopVectorEnv(VectorEnv):
         dealer = self._dealer
         indices = np.flatnonzero(rows)
         if hasattr(self.batch, "deal"):
-            dealer._np_random = np.random.default_rng(0)  # the shuffle of this one game is not used
-            fresh = dealer._new_state(options)
+            fresh = self._fresh_game(options)
             if self.state is None:
                 self.state = Batch(fresh, self.num_envs)
             self.state.put_same(indices, fresh)
@@ -459,6 +458,17 @@ class TabletopVectorEnv(VectorEnv):
         if self.state is None:
             self.state = Batch(states[0], self.num_envs)
         self.state.put_many(indices, states)
+
+    def _fresh_game(self, options: dict):
+        """One new game of the single env, to copy into the rows being dealt before the batched rules shuffle them:
+        dealt once for the unstacked deal (which every autoreset uses), afresh for a stacked deck."""
+        if not options and getattr(self, "_fresh", None) is not None:
+            return self._fresh
+        self._dealer._np_random = np.random.default_rng(0)  # the shuffle of this one game is not used
+        fresh = self._dealer._new_state(options)
+        if not options:
+            self._fresh = fresh
+        return fresh
 
     def _play_on(self, rows: np.ndarray) -> None:
         """What follows the actions of the games in ``rows`` before their players' next decisions: the forced moves.

@@ -1,8 +1,11 @@
 """Dead Center (Wil Su, after Tom Francis's Gridcannon), the rules as pure functions.
 
-Hold this file next to RULES.md: each section there has a function or a table here. The state
-is a ``State`` of numbers and fixed-shape numpy arrays; ``apply`` copies it and returns the next.
-No Gymnasium here: the env, agents and benchmarks only call these functions.
+Hold this file next to RULES.md: each section there has a function or a table here. A game's state is a
+``State``: one flat integer array (``s.data``) with a named view per part (``s.pile_top``, ``s.top``...). The
+turn itself (``take_action``, ``fill_legal_mask``, ``fill_observation``) is written once, as functions compiled
+with numba over that array; the single env calls them on one game, the vector env through the loops at the end of
+this file on a row per game. ``apply`` copies the state and returns the next. No Gymnasium here: the env, agents
+and benchmarks only call these functions. With ``NUMBA_DISABLE_JIT=1`` the same functions run as plain Python.
 
 Cards are the suite's card ids (``envs/core/cards.py``). The cabin is nine piles, ``p = 3*row + col``
 with row 0 at the top; only each pile's top card matters to the rules. The twelve zombie slots
@@ -15,7 +18,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.cards import IS_RED, JOKERS, NUM_CARD_IDS, RANK, SUIT, card_code, parse_deck, shuffled
-from ..core.state import ArrayState
+from ..core.compiled import compiled
+from ..core.state import FlatState, lay_out
 
 JACK, QUEEN, KING = 11, 12, 13
 MAX_JOKERS = 2
@@ -39,8 +43,6 @@ SUPPORT_PILES = np.array([(3, 6), (4, 7), (5, 8),      # Tc: the column below
                           (0, 3), (1, 4), (2, 5),      # Bc: the column above
                           (1, 2), (4, 5), (7, 8)],     # Lr: the row to the right
                          dtype=np.int8)
-# The same as plain tuples, for the per-step code where numpy scalar indexing would dominate.
-_SUPPORTS = tuple((int(a), int(b)) for a, b in SUPPORT_PILES)
 # The slots a pile attacks: two for a corner, one for an edge pile, none for the centre.
 SLOTS_OF_PILE = tuple(tuple(int(s) for s in np.flatnonzero(ATTACK_PILE == p)) for p in range(NUM_PILES))
 
@@ -116,30 +118,56 @@ CAN_KILL = _kill_table()
 
 # ---------------------------------------------------------------- the state
 
-class State(ArrayState):
-    """Everything on the table, the draw pile's order and the face-down zombies included."""
+class State(FlatState):
+    """Everything on the table, the draw pile's order and the face-down zombies included; ``jokers`` (the game's
+    option) is a field beside the array. Each part's values run from ``low`` to ``high``."""
+
+    PARTS = (
+        ("deck", MAX_DECK, -1, NUM_CARD_IDS - 1),       # the draw pile is deck[top:end]; -1 past the cards dealt
+        ("pile_top", NUM_PILES, 0, NUM_CARD_IDS - 1),
+        ("pile_size", NUM_PILES, 1, MAX_DECK + 1),
+        ("slot_card", NUM_SLOTS, 0, NUM_CARD_IDS - 1),
+        ("slot_state", NUM_SLOTS, DOWN, DEAD),
+        ("place", NUM_CARD_IDS, 0, OUT_OF_PLAY),
+        ("top", 0, 0, MAX_DECK),
+        ("end", 0, 0, MAX_DECK),
+        ("face_down", 0, 0, NUM_SLOTS),
+        ("drawn", 0, -1, NUM_CARD_IDS - 1),   # the card waiting to be played (and the one that fit nowhere on such a loss)
+        ("played", 0, -1, NUM_PILES - 1),     # the pile just played on, during the kill step
+        ("phase", 0, REVEAL, OVER),
+        ("turn", 0, 1, MAX_DECK + 1),
+        ("kills", 0, 0, NUM_SLOTS),
+        ("result", 0, PLAYING, FORFEITED),
+    )
 
     def __init__(self, cabin: np.ndarray, zombies: np.ndarray, draw_pile: np.ndarray, jokers: int):
+        self.data = np.zeros(self.SIZE, dtype=np.int64)
         self.jokers = jokers
-        self.deck = np.full(MAX_DECK, -1, dtype=np.int8)
+        self.deck = -1
         self.deck[:len(draw_pile)] = draw_pile
-        self.top = 0
         self.end = len(draw_pile)
-        self.pile_top = np.array(cabin, dtype=np.int8)
-        self.pile_size = np.ones(NUM_PILES, dtype=np.int8)
-        self.slot_card = np.array(zombies, dtype=np.int8)
-        self.slot_state = np.full(NUM_SLOTS, DOWN, dtype=np.int8)
-        self.place = np.full(NUM_CARD_IDS, OUT_OF_PLAY, dtype=np.int8)
+        self.pile_top = cabin
+        self.pile_size = 1
+        self.slot_card = zombies
+        self.slot_state = DOWN
+        self.place = OUT_OF_PLAY
         self.place[self.pile_top] = np.arange(NUM_PILES)
         self.place[self.slot_card] = FACE_DOWN
         self.place[draw_pile] = DECK
         self.face_down = NUM_SLOTS
-        self.drawn = -1      # the card waiting to be played (and the one that fit nowhere on such a loss)
-        self.played = -1     # the pile just played on, during the kill step
+        self.drawn = -1
+        self.played = -1
         self.phase = REVEAL
         self.turn = 1
-        self.kills = 0
         self.result = PLAYING
+
+
+# Where each part sits in ``data``: the compiled functions read and write the array at these offsets.
+_AT = lay_out(State)
+AT_DECK, AT_PILE_TOP, AT_PILE_SIZE = _AT["deck"], _AT["pile_top"], _AT["pile_size"]
+AT_SLOT_CARD, AT_SLOT_STATE, AT_PLACE = _AT["slot_card"], _AT["slot_state"], _AT["place"]
+AT_TOP, AT_END, AT_FACE_DOWN, AT_DRAWN, AT_PLAYED = _AT["top"], _AT["end"], _AT["face_down"], _AT["drawn"], _AT["played"]
+AT_PHASE, AT_TURN, AT_KILLS, AT_RESULT = _AT["phase"], _AT["turn"], _AT["kills"], _AT["result"]
 
 
 # ---------------------------------------------------------------- setup
@@ -171,6 +199,162 @@ def new_game(rng: np.random.Generator, deck=None, jokers: int = 2) -> State:
 
 
 # ---------------------------------------------------------------- a turn
+# Compiled: each function takes ``a``, one game's ``data``, and changes it in place. The tables they index with are
+# int64, so that plain Python (NUMBA_DISABLE_JIT=1) adds offsets in the same integers as the compiled code.
+
+_SUPPORT_AT = SUPPORT_PILES.astype(np.int64)
+
+
+@compiled
+def _kills(a, slot):
+    """Is the zombie on ``slot`` face up, and do its two support piles' top cards kill it?"""
+    support_a = a[AT_PILE_TOP + _SUPPORT_AT[slot, 0]]
+    support_b = a[AT_PILE_TOP + _SUPPORT_AT[slot, 1]]
+    return a[AT_SLOT_STATE + slot] == UP and CAN_KILL[a[AT_SLOT_CARD + slot], support_a, support_b]
+
+
+@compiled
+def _kill_offered(a, pile):
+    """May a zombie be killed from ``pile``: one of the slots it attacks holds a zombie its supports kill?"""
+    for slot in range(NUM_SLOTS):
+        if ATTACK_PILE[slot] == pile and _kills(a, slot):
+            return True
+    return False
+
+
+@compiled
+def _end(a, result):
+    a[AT_RESULT] = result
+    a[AT_PHASE] = OVER
+
+
+@compiled
+def _draw(a):
+    """Step 2 begins: the top card is drawn and shown. An empty pile, or a card no pile takes, loses."""
+    top = a[AT_TOP]
+    if top == a[AT_END]:
+        _end(a, DECK_EMPTY)
+        return
+    card = a[AT_DECK + top]
+    a[AT_TOP] = top + 1
+    a[AT_DRAWN] = card
+    a[AT_PLACE + card] = DRAWN
+    for pile in range(NUM_PILES):
+        if ACCEPTS[card, a[AT_PILE_TOP + pile]]:
+            a[AT_PHASE] = PLAY
+            return
+    _end(a, UNPLAYABLE)
+
+
+@compiled
+def _start_turn(a):
+    """Step 1 waits for the player while a zombie is face down; otherwise straight to the draw."""
+    a[AT_PLAYED] = -1
+    if a[AT_FACE_DOWN]:
+        a[AT_PHASE] = REVEAL
+    else:
+        _draw(a)
+
+
+@compiled
+def _reveal(a, slot):
+    a[AT_SLOT_STATE + slot] = UP
+    a[AT_PLACE + a[AT_SLOT_CARD + slot]] = FACE_UP
+    a[AT_FACE_DOWN] -= 1
+    _draw(a)
+
+
+@compiled
+def _play(a, pile):
+    card = a[AT_DRAWN]
+    a[AT_PILE_TOP + pile] = card
+    a[AT_PILE_SIZE + pile] += 1
+    a[AT_PLACE + card] = pile
+    a[AT_DRAWN] = -1
+    a[AT_PLAYED] = pile
+    if _kill_offered(a, pile):
+        a[AT_PHASE] = KILL  # the kill is the player's choice of zombie, in the same turn
+    else:
+        a[AT_TURN] += 1
+        _start_turn(a)
+
+
+@compiled
+def _kill(a, slot):
+    a[AT_SLOT_STATE + slot] = DEAD
+    a[AT_PLACE + a[AT_SLOT_CARD + slot]] = KILLED
+    a[AT_KILLS] += 1
+    if a[AT_KILLS] == NUM_SLOTS:
+        a[AT_PLAYED] = -1
+        _end(a, WON)
+    else:
+        a[AT_TURN] += 1
+        _start_turn(a)
+
+
+@compiled
+def take_action(a, action):
+    """The player's ``action`` (which must be legal) and what follows it up to the next decision."""
+    if action < A_PLAY:
+        _reveal(a, action - A_REVEAL)
+    elif action < A_KILL:
+        _play(a, action - A_PLAY)
+    else:
+        _kill(a, action - A_KILL)
+
+
+@compiled
+def fill_legal_mask(a, mask):
+    """``mask`` (33 bools) set to the actions the rules allow now (all False once the game is over)."""
+    mask[:] = False
+    phase = a[AT_PHASE]
+    if phase == REVEAL:
+        for slot in range(NUM_SLOTS):
+            mask[A_REVEAL + slot] = a[AT_SLOT_STATE + slot] == DOWN
+    elif phase == PLAY:
+        card = a[AT_DRAWN]
+        for pile in range(NUM_PILES):
+            mask[A_PLAY + pile] = ACCEPTS[card, a[AT_PILE_TOP + pile]]
+    elif phase == KILL:
+        played = a[AT_PLAYED]
+        for slot in range(NUM_SLOTS):
+            mask[A_KILL + slot] = ATTACK_PILE[slot] == played and _kills(a, slot)
+
+
+@compiled
+def _only_action(mask):
+    """The one legal action of ``mask``, or -1 when there are none or several."""
+    only = -1
+    for action in range(mask.shape[0]):
+        if mask[action]:
+            if only >= 0:
+                return -1
+            only = action
+    return only
+
+
+@compiled
+def play_forced(a, mask):
+    """Every move the player has no choice in, until a real decision or the end; ``mask`` holds the state's legal
+    actions on the way in and is kept up to date."""
+    action = _only_action(mask)
+    while action >= 0:
+        take_action(a, action)
+        fill_legal_mask(a, mask)
+        action = _only_action(mask)
+
+
+@compiled
+def take_turn(a, action, skip_forced, mask):
+    """The env's step on game ``a``: ``action``, then (``skip_forced``) every forced move after it; ``mask`` set to
+    the legal actions of the state reached."""
+    take_action(a, action)
+    fill_legal_mask(a, mask)
+    if skip_forced:
+        play_forced(a, mask)
+
+
+# The same turn for Python callers: on a State, copied first.
 
 def deck_size(s: State) -> int:
     return s.end - s.top
@@ -178,38 +362,7 @@ def deck_size(s: State) -> int:
 
 def killable(s: State, pile: int) -> list[int]:
     """The face-up zombies adjacent to ``pile`` that its support piles' top cards kill."""
-    tops, states, cards = s.pile_top, s.slot_state, s.slot_card
-    return [slot for slot in SLOTS_OF_PILE[pile]
-            if states[slot] == UP and CAN_KILL[cards[slot], tops[_SUPPORTS[slot][0]], tops[_SUPPORTS[slot][1]]]]
-
-
-def _start_turn(s: State) -> None:
-    """Step 1 waits for the player while a zombie is face down; otherwise straight to the draw."""
-    s.played = -1
-    if s.face_down:
-        s.phase = REVEAL
-    else:
-        _draw(s)
-
-
-def _draw(s: State) -> None:
-    """Step 2 begins: the top card is drawn and shown. An empty pile, or a card no pile takes, loses."""
-    if s.top == s.end:
-        _end(s, DECK_EMPTY)
-        return
-    c = int(s.deck[s.top])
-    s.top += 1
-    s.drawn = c
-    s.place[c] = DRAWN
-    if ACCEPTS[c, s.pile_top].any():
-        s.phase = PLAY
-    else:
-        _end(s, UNPLAYABLE)
-
-
-def _end(s: State, result: int) -> None:
-    s.result = result
-    s.phase = OVER
+    return [slot for slot in SLOTS_OF_PILE[pile] if _kills(s.data, slot)]
 
 
 def apply(s: State, action: int, rng: np.random.Generator | None = None) -> State:
@@ -218,49 +371,23 @@ def apply(s: State, action: int, rng: np.random.Generator | None = None) -> Stat
     The game has no randomness after the shuffle; ``rng`` is accepted for a uniform signature.
     """
     s = s.copy()
-    if action < A_PLAY:
-        slot = action - A_REVEAL
-        s.slot_state[slot] = UP
-        s.place[s.slot_card[slot]] = FACE_UP
-        s.face_down -= 1
-        _draw(s)
-    elif action < A_KILL:
-        pile = action - A_PLAY
-        s.pile_top[pile] = s.drawn
-        s.pile_size[pile] += 1
-        s.place[s.drawn] = pile
-        s.drawn = -1
-        s.played = pile
-        if killable(s, pile):
-            s.phase = KILL
-        else:
-            s.turn += 1
-            _start_turn(s)
-    else:
-        slot = action - A_KILL
-        s.slot_state[slot] = DEAD
-        s.place[s.slot_card[slot]] = KILLED
-        s.kills += 1
-        if s.kills == NUM_SLOTS:
-            s.played = -1
-            _end(s, WON)
-        else:
-            s.turn += 1
-            _start_turn(s)
+    take_action(s.data, action)
     return s
 
 
 def legal_mask(s: State) -> np.ndarray:
     """Which actions the rules allow now (all False once the game is over)."""
-    mask = np.zeros(NUM_ACTIONS, dtype=bool)
-    if s.phase == REVEAL:
-        mask[A_REVEAL:A_PLAY] = s.slot_state == DOWN
-    elif s.phase == PLAY:
-        mask[A_PLAY:A_KILL] = ACCEPTS[s.drawn, s.pile_top]
-    elif s.phase == KILL:
-        for slot in killable(s, s.played):
-            mask[A_KILL + slot] = True
+    mask = np.empty(NUM_ACTIONS, dtype=bool)
+    fill_legal_mask(s.data, mask)
     return mask
+
+
+def play(s: State, action: int, rng: np.random.Generator | None, skip_forced: bool) -> tuple[State, np.ndarray]:
+    """The env's step: ``action``, then (``skip_forced``) every forced move after it; the new state and its mask."""
+    s = s.copy()
+    mask = np.empty(NUM_ACTIONS, dtype=bool)
+    take_turn(s.data, action, skip_forced, mask)
+    return s, mask
 
 
 def determinize(s: State, rng: np.random.Generator) -> State:
@@ -276,7 +403,7 @@ def determinize(s: State, rng: np.random.Generator) -> State:
 def forfeit(s: State) -> State:
     """The game lost by an illegal action."""
     s = s.copy()
-    _end(s, FORFEITED)
+    _end(s.data, FORFEITED)
     return s
 
 
@@ -335,9 +462,10 @@ for _state in range(3):
 for _c in ZOMBIE_CARDS:
     _ZOMBIE_FEATURES[UP, _c, 3 + RANK[_c] - JACK] = 1
     _ZOMBIE_FEATURES[UP, _c, 6 + SUIT[_c]] = 1
-_VALUE_ONE_HOT = np.zeros((52, len(_VALUES)), dtype=np.float32)
-for _c in NUMBER_CARDS:
-    _VALUE_ONE_HOT[_c, RANK[_c] - 1] = 1
+_IS_NUMBER = np.zeros(NUM_CARD_IDS, dtype=bool)
+_IS_NUMBER[NUMBER_CARDS] = True
+_NUMBER_VALUE = VALUE.astype(np.int64)
+_CARD_PARTS_SIZE, _ZOMBIE_PARTS_SIZE = len(_CARD_PARTS), len(_ZOMBIE_PARTS)
 
 _PILES_END = NUM_PILES * len(_CARD_PARTS)
 _SLOTS_END = _PILES_END + NUM_SLOTS * len(_ZOMBIE_PARTS)
@@ -355,24 +483,46 @@ def unseen_cards(s: State) -> np.ndarray:
     return _UNSEEN_PLACE[s.place]
 
 
+@compiled
+def fill_observation(a, jokers, obs):
+    """``obs`` (``OBSERVATION_SIZE`` float32) set to the observation of game ``a`` played with ``jokers``."""
+    for pile in range(NUM_PILES):
+        card = a[AT_PILE_TOP + pile]
+        for k in range(_CARD_PARTS_SIZE):
+            obs[pile * _CARD_PARTS_SIZE + k] = _CARD_FEATURES[card, k]
+    for slot in range(NUM_SLOTS):
+        state, card = a[AT_SLOT_STATE + slot], a[AT_SLOT_CARD + slot]
+        for k in range(_ZOMBIE_PARTS_SIZE):
+            obs[_PILES_END + slot * _ZOMBIE_PARTS_SIZE + k] = _ZOMBIE_FEATURES[state, card, k]
+    drawn = a[AT_DRAWN]
+    obs[_SLOTS_END] = drawn >= 0
+    for k in range(_CARD_PARTS_SIZE):
+        obs[_SLOTS_END + 1 + k] = _CARD_FEATURES[drawn if drawn >= 0 else NUM_CARD_IDS, k]
+    obs[_PHASE_AT:_COUNTERS_AT] = 0
+    obs[_PHASE_AT + a[AT_PHASE]] = 1
+    if a[AT_PLAYED] >= 0:
+        obs[_PLAYED_AT + a[AT_PLAYED]] = 1
+    obs[_COUNTERS_AT] = a[AT_END] - a[AT_TOP]
+    obs[_COUNTERS_AT + 1] = a[AT_KILLS]
+    obs[_COUNTERS_AT + 2] = a[AT_FACE_DOWN]
+    obs[_COUNTERS_AT + 3] = jokers
+    obs[_UNSEEN_AT:] = 0
+    for card in range(NUM_CARD_IDS):
+        if _UNSEEN_PLACE[a[AT_PLACE + card]]:
+            if card >= 52:
+                obs[_UNSEEN_AT + 52] += 1
+            else:
+                obs[_UNSEEN_AT + card] = 1
+                if _IS_NUMBER[card]:
+                    obs[_UNSEEN_AT + 52 + _NUMBER_VALUE[card]] += 1  # unseen_value_1 ... unseen_value_10
+
+
 def observe(s: State) -> np.ndarray:
     """The flat observation (``OBSERVATION_FIELDS`` names every entry): the nine top cards, every slot's
     state and its card when face up, the drawn card, the phase, the pile just played on, the counters,
     and which cards are unseen. Never the draw pile's order nor a face-down zombie."""
     obs = np.empty(OBSERVATION_SIZE, dtype=np.float32)
-    obs[:_PILES_END] = _CARD_FEATURES[s.pile_top].ravel()
-    obs[_PILES_END:_SLOTS_END] = _ZOMBIE_FEATURES[s.slot_state, s.slot_card].ravel()
-    obs[_SLOTS_END] = s.drawn >= 0
-    obs[_SLOTS_END + 1:_DRAWN_END] = _CARD_FEATURES[s.drawn]
-    obs[_PHASE_AT:_COUNTERS_AT] = 0
-    obs[_PHASE_AT + s.phase] = 1
-    if s.played >= 0:
-        obs[_PLAYED_AT + s.played] = 1
-    obs[_COUNTERS_AT:_UNSEEN_AT] = (s.end - s.top, s.kills, s.face_down, s.jokers)
-    unseen = unseen_cards(s)
-    obs[_UNSEEN_AT:_UNSEEN_AT + 52] = unseen[:52]
-    obs[_UNSEEN_AT + 52] = np.count_nonzero(unseen[52:])
-    obs[_UNSEEN_AT + 53:] = unseen[:52] @ _VALUE_ONE_HOT
+    fill_observation(s.data, s.jokers, obs)
     return obs
 
 
@@ -507,3 +657,34 @@ def describe(s: State) -> dict:
         "jokers": int(s.jokers),
         "result": RESULT_NAMES[s.result],
     }
+
+
+# ---------------------------------------------------------------- many games at once (the vector env)
+# The same compiled functions over ``data`` (N, State.SIZE), a row per game; ``rows`` (N bools) picks the games.
+
+@compiled
+def take_actions(data, actions, rows):
+    for i in range(data.shape[0]):
+        if rows[i]:
+            take_action(data[i], actions[i])
+
+
+@compiled
+def play_forced_rows(data, rows):
+    mask = np.empty(NUM_ACTIONS, dtype=np.bool_)
+    for i in range(data.shape[0]):
+        if rows[i]:
+            fill_legal_mask(data[i], mask)
+            play_forced(data[i], mask)
+
+
+@compiled
+def fill_legal_masks(data, masks):
+    for i in range(data.shape[0]):
+        fill_legal_mask(data[i], masks[i])
+
+
+@compiled
+def fill_observations(data, jokers, observations):
+    for i in range(data.shape[0]):
+        fill_observation(data[i], jokers[i], observations[i])

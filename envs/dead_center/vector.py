@@ -3,9 +3,83 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 from ..core.vector import TabletopVectorEnv
-from . import batch, rules
+from . import rules
 from .env import DeadCenterEnv
+from .rules import AT_DECK, AT_END, AT_KILLS, AT_PHASE, AT_PILE_TOP, AT_PLACE, AT_RESULT, AT_SLOT_CARD, AT_TOP, AT_TURN
+
+_RESULT_NAMES = np.array(rules.RESULT_NAMES)
+# Where a new game's shuffled number cards go: the first nine to piles 0-8, the rest to the draw pile.
+_DEALT_PLACES = np.array([*range(rules.NUM_PILES)] + [rules.DECK] * rules.MAX_DECK)
+
+
+class Games:
+    """The batched side of ``TabletopVectorEnv`` for Dead Center: a ``Batch`` of ``rules.State`` holds ``data``
+    (N, State.SIZE), a game per row, and ``jokers`` (N,); each call runs the rules' compiled loop over its rows."""
+
+    @staticmethod
+    def deal(b, rows, rngs, options) -> None:
+        """Shuffle each new game's cards with its own generator, as ``rules.new_game`` does: the number cards and
+        the game's jokers (sorted, then shuffled), then the zombies. The rest of a new game, and a stacked deck,
+        are already in place (``TabletopVectorEnv._deal`` puts one new game in every row first)."""
+        if options.get("deck") is not None or not len(rows):
+            return
+        jokers = rules.JOKERS[:b.jokers[rows[0]]]  # every row of a batch has the same jokers option
+        numbers = np.tile(np.sort(np.concatenate([rules.NUMBER_CARDS, jokers])).astype(np.int64), (len(rows), 1))
+        zombies = np.tile(np.sort(rules.ZOMBIE_CARDS).astype(np.int64), (len(rows), 1))
+        for k, i in enumerate(rows):
+            rngs[i].shuffle(numbers[k])
+            rngs[i].shuffle(zombies[k])
+        dealt = numbers.shape[1]
+        data = b.data
+        data[rows, AT_PILE_TOP:AT_PILE_TOP + rules.NUM_PILES] = numbers[:, :rules.NUM_PILES]
+        data[rows, AT_SLOT_CARD:AT_SLOT_CARD + rules.NUM_SLOTS] = zombies
+        data[rows, AT_DECK:AT_DECK + dealt - rules.NUM_PILES] = numbers[:, rules.NUM_PILES:]
+        data[rows[:, None], AT_PLACE + numbers] = _DEALT_PLACES[:dealt]
+
+    @staticmethod
+    def apply(b, actions, rows, rngs=None) -> None:
+        rules.take_actions(b.data, actions, rows)
+
+    @staticmethod
+    def play_forced(b, rows, rngs=None) -> None:
+        rules.play_forced_rows(b.data, rows)
+
+    @staticmethod
+    def legal_masks(b) -> np.ndarray:
+        masks = np.empty((len(b.data), rules.NUM_ACTIONS), dtype=bool)
+        rules.fill_legal_masks(b.data, masks)
+        return masks
+
+    @staticmethod
+    def observe(b) -> np.ndarray:
+        observations = np.empty((len(b.data), rules.OBSERVATION_SIZE), dtype=np.float32)
+        rules.fill_observations(b.data, b.jokers, observations)
+        return observations
+
+    @staticmethod
+    def is_over(b) -> np.ndarray:
+        return b.data[:, AT_PHASE] == rules.OVER
+
+    @staticmethod
+    def forfeit(b, rows) -> None:
+        b.data[rows, AT_RESULT] = rules.FORFEITED
+        b.data[rows, AT_PHASE] = rules.OVER
+
+    @staticmethod
+    def outcome(b, rows) -> dict:
+        """``rules.outcome`` of each game ``rows`` selects, as arrays."""
+        data = b.data[rows]
+        won = data[:, AT_RESULT] == rules.WON
+        return {
+            "won": won,
+            "score": np.where(won, data[:, AT_END] - data[:, AT_TOP], 0),
+            "kills": data[:, AT_KILLS],
+            "result": _RESULT_NAMES[data[:, AT_RESULT]],
+            "turn": data[:, AT_TURN],
+        }
 
 
 class DeadCenterVectorEnv(TabletopVectorEnv):
@@ -15,5 +89,5 @@ class DeadCenterVectorEnv(TabletopVectorEnv):
     infos (``result`` a code into ``RESULT_NAMES``) are ``TabletopVectorEnv``'s."""
 
     single_env = DeadCenterEnv
-    batch = batch
+    batch = Games
     RESULT_NAMES = rules.RESULT_NAMES  # infos["result"] holds the index of the name

@@ -298,8 +298,8 @@ class SplendorEnv(TabletopEnv):
         finally:
             self.rules, self._players = kept
 
-    def _info(self):
-        info = super()._info()
+    def _info(self, over=None):
+        info = super()._info(over)
         info["opponent_moves"] = list(self._opponent_moves)
         return info
 

@@ -1,0 +1,404 @@
+"""Dead Center's rules as they were written in plain numpy before they were compiled: the oracle that
+``tests/test_dead_center_compiled.py`` plays beside ``envs/dead_center/rules.py`` over thousands of seeds.
+
+The rules as pure functions.
+
+Hold this file next to RULES.md: each section there has a function or a table here. The state
+is a ``State`` of numbers and fixed-shape numpy arrays; ``apply`` copies it and returns the next.
+No Gymnasium here: the env, agents and benchmarks only call these functions.
+
+Cards are the suite's card ids (``envs/core/cards.py``). The cabin is nine piles, ``p = 3*row + col``
+with row 0 at the top; only each pile's top card matters to the rules. The twelve zombie slots
+are numbered in the stacked-deck order T0 T1 T2 R0 R1 R2 B0 B1 B2 L0 L1 L2 (clockwise from the
+top left). The draw pile is ``deck[top:end]``, top first; every card's place is ``place[card]``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tabletop_gym.envs.core.cards import IS_RED, JOKERS, NUM_CARD_IDS, RANK, SUIT, card_code, parse_deck, shuffled
+from tabletop_gym.envs.core.state import ArrayState
+
+JACK, QUEEN, KING = 11, 12, 13
+MAX_JOKERS = 2
+JOKER_OPTIONS = (0, 1, 2)
+
+# The 40 number cards (A-10) and the 12 zombies (J, Q, K), in card-id order.
+NUMBER_CARDS = np.array([c for c in range(52) if RANK[c] <= 10], dtype=np.int8)
+ZOMBIE_CARDS = np.array([c for c in range(52) if RANK[c] >= JACK], dtype=np.int8)
+NUM_PILES = 9
+NUM_SLOTS = 12
+CABIN_SIZE = NUM_PILES
+MAX_DECK = len(NUMBER_CARDS) + MAX_JOKERS - CABIN_SIZE  # 33 with both jokers
+
+# ---------------------------------------------------------------- geometry
+
+SLOT_NAMES = ("T0", "T1", "T2", "R0", "R1", "R2", "B0", "B1", "B2", "L0", "L1", "L2")
+# The pile a slot is attacked from, and the two support piles: the rest of that line.
+ATTACK_PILE = np.array([0, 1, 2, 2, 5, 8, 6, 7, 8, 0, 3, 6], dtype=np.int8)
+SUPPORT_PILES = np.array([(3, 6), (4, 7), (5, 8),      # Tc: the column below
+                          (0, 1), (3, 4), (6, 7),      # Rr: the row to the left
+                          (0, 3), (1, 4), (2, 5),      # Bc: the column above
+                          (1, 2), (4, 5), (7, 8)],     # Lr: the row to the right
+                         dtype=np.int8)
+# The same as plain tuples, for the per-step code where numpy scalar indexing would dominate.
+_SUPPORTS = tuple((int(a), int(b)) for a, b in SUPPORT_PILES)
+# The slots a pile attacks: two for a corner, one for an edge pile, none for the centre.
+SLOTS_OF_PILE = tuple(tuple(int(s) for s in np.flatnonzero(ATTACK_PILE == p)) for p in range(NUM_PILES))
+
+# ---------------------------------------------------------------- places, phases, results
+
+# place[card]: a pile index 0-8, or one of these.
+DECK, DRAWN, FACE_DOWN, FACE_UP, KILLED, OUT_OF_PLAY = range(9, 15)
+PLACE_NAMES = tuple(f"pile_{p}" for p in range(NUM_PILES)) + (
+    "deck", "drawn", "face_down", "face_up", "killed", "out_of_play")
+# slot_state[slot]
+DOWN, UP, DEAD = range(3)
+SLOT_STATE_NAMES = ("down", "up", "killed")
+
+REVEAL, PLAY, KILL, OVER = range(4)
+PHASE_NAMES = ("reveal", "play", "kill", "over")
+
+PLAYING, WON, UNPLAYABLE, DECK_EMPTY, FORFEITED = range(5)
+RESULT_NAMES = ("playing", "won", "unplayable", "deck_empty", "forfeited")
+
+# ---------------------------------------------------------------- actions
+
+ACTION_NAMES = (["reveal_" + n for n in SLOT_NAMES]
+                + [f"play_{p}" for p in range(NUM_PILES)]
+                + ["kill_" + n for n in SLOT_NAMES])
+A_REVEAL, A_PLAY, A_KILL = 0, NUM_SLOTS, NUM_SLOTS + NUM_PILES
+NUM_ACTIONS = len(ACTION_NAMES)  # 33
+
+# ---------------------------------------------------------------- card tables (built once at import)
+
+_IDS = np.arange(NUM_CARD_IDS)
+_IS_JOKER = _IDS >= 52
+# A number card's value; a joker is worth 0 as a support.
+VALUE = np.where(_IS_JOKER, 0, RANK).astype(np.int8)
+
+
+def _accepts_table() -> np.ndarray:
+    """ACCEPTS[x, t]: may card x be played on a pile whose top card is t?
+
+    Equal value (any colours), or the same colour and t higher, or the opposite colour and t lower;
+    a joker on either side always fits.
+    """
+    x, t = _IDS[:, None], _IDS[None, :]
+    vx, vt = VALUE[x], VALUE[t]
+    same_colour = IS_RED[x] == IS_RED[t]
+    fits = (vx == vt) | (same_colour & (vt > vx)) | (~same_colour & (vt < vx))
+    return fits | _IS_JOKER[x] | _IS_JOKER[t]
+
+
+def _matches_table() -> np.ndarray:
+    """MATCHES[z, c]: is support card c of what zombie z asks? A king asks for its suit, a queen for her colour, a
+    jack for nothing; a joker matches every suit and colour."""
+    z, c = _IDS[:, None], _IDS[None, :]
+    rank = RANK[z]
+    asked = np.where(rank == KING, SUIT[c] == SUIT[z], np.where(rank == QUEEN, IS_RED[c] == IS_RED[z], True))
+    return asked | _IS_JOKER[c]
+
+
+def _kill_table() -> np.ndarray:
+    """CAN_KILL[z, a, b]: do support top cards a and b kill zombie z?
+
+    They must sum to at least 10 (a joker is worth 0), and both be of what the zombie asks (``MATCHES``).
+    """
+    z, a, b = _IDS[:, None, None], _IDS[None, :, None], _IDS[None, None, :]
+    strong = VALUE[a].astype(int) + VALUE[b] >= 10
+    table = strong & MATCHES[z, a] & MATCHES[z, b]
+    return table & (RANK[z] >= JACK) & ~_IS_JOKER[z]
+
+
+ACCEPTS = _accepts_table()
+MATCHES = _matches_table()
+CAN_KILL = _kill_table()
+
+
+# ---------------------------------------------------------------- the state
+
+class State(ArrayState):
+    """Everything on the table, the draw pile's order and the face-down zombies included."""
+
+    def __init__(self, cabin: np.ndarray, zombies: np.ndarray, draw_pile: np.ndarray, jokers: int):
+        self.jokers = jokers
+        self.deck = np.full(MAX_DECK, -1, dtype=np.int8)
+        self.deck[:len(draw_pile)] = draw_pile
+        self.top = 0
+        self.end = len(draw_pile)
+        self.pile_top = np.array(cabin, dtype=np.int8)
+        self.pile_size = np.ones(NUM_PILES, dtype=np.int8)
+        self.slot_card = np.array(zombies, dtype=np.int8)
+        self.slot_state = np.full(NUM_SLOTS, DOWN, dtype=np.int8)
+        self.place = np.full(NUM_CARD_IDS, OUT_OF_PLAY, dtype=np.int8)
+        self.place[self.pile_top] = np.arange(NUM_PILES)
+        self.place[self.slot_card] = FACE_DOWN
+        self.place[draw_pile] = DECK
+        self.face_down = NUM_SLOTS
+        self.drawn = -1      # the card waiting to be played (and the one that fit nowhere on such a loss)
+        self.played = -1     # the pile just played on, during the kill step
+        self.phase = REVEAL
+        self.turn = 1
+        self.kills = 0
+        self.result = PLAYING
+
+
+# ---------------------------------------------------------------- setup
+
+def game_cards(jokers: int) -> list[int]:
+    """Every card a game with this many jokers uses: the 52, then the jokers."""
+    return list(range(52)) + list(JOKERS[:jokers])
+
+
+def new_game(rng: np.random.Generator, deck=None, jokers: int = 2) -> State:
+    """A new game. Random: the number cards and jokers shuffled (9 to the cabin, the rest the draw
+    pile), then the zombies shuffled onto the slots. Stacked: ``deck`` codes in the order of RULES.md."""
+    if deck is None:
+        numbers = shuffled(list(NUMBER_CARDS) + list(JOKERS[:jokers]), rng)
+        zombies = shuffled(ZOMBIE_CARDS, rng)
+        return State(numbers[:CABIN_SIZE], zombies, numbers[CABIN_SIZE:], jokers)
+    cards = parse_deck(deck, game_cards(jokers))
+    cabin, zombies = cards[:CABIN_SIZE], cards[CABIN_SIZE:CABIN_SIZE + NUM_SLOTS]
+    draw_pile = cards[CABIN_SIZE + NUM_SLOTS:]
+    problems = [f"cabin card deck[{i}] is {card_code(c)}, a face card"
+                for i, c in enumerate(cabin) if RANK[c] >= JACK]
+    problems += [f"zombie deck[{CABIN_SIZE + i}] (slot {SLOT_NAMES[i]}) is {card_code(c)}, not a face card"
+                 for i, c in enumerate(zombies) if c >= 52 or RANK[c] < JACK]
+    if problems:
+        raise ValueError("bad deck: " + "; ".join(problems)
+                         + " (the order is 9 cabin number cards or jokers, then the 12 zombies J Q K, "
+                           "then the draw pile)")
+    return State(cabin, zombies, draw_pile, jokers)
+
+
+# ---------------------------------------------------------------- a turn
+
+def deck_size(s: State) -> int:
+    return s.end - s.top
+
+
+def killable(s: State, pile: int) -> list[int]:
+    """The face-up zombies adjacent to ``pile`` that its support piles' top cards kill."""
+    tops, states, cards = s.pile_top, s.slot_state, s.slot_card
+    return [slot for slot in SLOTS_OF_PILE[pile]
+            if states[slot] == UP and CAN_KILL[cards[slot], tops[_SUPPORTS[slot][0]], tops[_SUPPORTS[slot][1]]]]
+
+
+def _start_turn(s: State) -> None:
+    """Step 1 waits for the player while a zombie is face down; otherwise straight to the draw."""
+    s.played = -1
+    if s.face_down:
+        s.phase = REVEAL
+    else:
+        _draw(s)
+
+
+def _draw(s: State) -> None:
+    """Step 2 begins: the top card is drawn and shown. An empty pile, or a card no pile takes, loses."""
+    if s.top == s.end:
+        _end(s, DECK_EMPTY)
+        return
+    c = int(s.deck[s.top])
+    s.top += 1
+    s.drawn = c
+    s.place[c] = DRAWN
+    if ACCEPTS[c, s.pile_top].any():
+        s.phase = PLAY
+    else:
+        _end(s, UNPLAYABLE)
+
+
+def _end(s: State, result: int) -> None:
+    s.result = result
+    s.phase = OVER
+
+
+def apply(s: State, action: int, rng: np.random.Generator | None = None) -> State:
+    """The state after the player takes ``action`` (which must be legal). ``s`` is not changed.
+
+    The game has no randomness after the shuffle; ``rng`` is accepted for a uniform signature.
+    """
+    s = s.copy()
+    if action < A_PLAY:
+        slot = action - A_REVEAL
+        s.slot_state[slot] = UP
+        s.place[s.slot_card[slot]] = FACE_UP
+        s.face_down -= 1
+        _draw(s)
+    elif action < A_KILL:
+        pile = action - A_PLAY
+        s.pile_top[pile] = s.drawn
+        s.pile_size[pile] += 1
+        s.place[s.drawn] = pile
+        s.drawn = -1
+        s.played = pile
+        if killable(s, pile):
+            s.phase = KILL
+        else:
+            s.turn += 1
+            _start_turn(s)
+    else:
+        slot = action - A_KILL
+        s.slot_state[slot] = DEAD
+        s.place[s.slot_card[slot]] = KILLED
+        s.kills += 1
+        if s.kills == NUM_SLOTS:
+            s.played = -1
+            _end(s, WON)
+        else:
+            s.turn += 1
+            _start_turn(s)
+    return s
+
+
+def legal_mask(s: State) -> np.ndarray:
+    """Which actions the rules allow now (all False once the game is over)."""
+    mask = np.zeros(NUM_ACTIONS, dtype=bool)
+    if s.phase == REVEAL:
+        mask[A_REVEAL:A_PLAY] = s.slot_state == DOWN
+    elif s.phase == PLAY:
+        mask[A_PLAY:A_KILL] = ACCEPTS[s.drawn, s.pile_top]
+    elif s.phase == KILL:
+        for slot in killable(s, s.played):
+            mask[A_KILL + slot] = True
+    return mask
+
+
+def determinize(s: State, rng: np.random.Generator) -> State:
+    """A copy with the unseen cards resampled: the draw pile reshuffled, and the face-down zombies
+    shuffled among the face-down slots (number cards and zombies never trade places)."""
+    s = s.copy()
+    s.deck[s.top:s.end] = shuffled(s.deck[s.top:s.end], rng)
+    hidden = np.flatnonzero(s.slot_state == DOWN)
+    s.slot_card[hidden] = shuffled(s.slot_card[hidden], rng)
+    return s
+
+
+def forfeit(s: State) -> State:
+    """The game lost by an illegal action."""
+    s = s.copy()
+    _end(s, FORFEITED)
+    return s
+
+
+# ---------------------------------------------------------------- end and score
+
+def is_over(s: State) -> bool:
+    return s.phase == OVER
+
+
+def outcome(s: State) -> dict:
+    """``won`` (all 12 zombies killed), ``score`` (cards left in the draw pile on a win, else 0), ``kills``."""
+    won = s.result == WON
+    return {
+        "won": bool(won),
+        "score": deck_size(s) if won else 0,
+        "kills": int(s.kills),
+        "result": RESULT_NAMES[s.result],
+        "turn": int(s.turn),
+    }
+
+
+# ---------------------------------------------------------------- what the player sees
+
+_SUIT_NAMES = ("spades", "hearts", "diamonds", "clubs")
+_CARD_PARTS = [("value", 10), ("joker", 1)] + [(name, 1) for name in _SUIT_NAMES]
+_ZOMBIE_PARTS = ([(name, 1) for name in SLOT_STATE_NAMES] + [("jack", 1), ("queen", 1), ("king", 1)]
+                 + [(name, 1) for name in _SUIT_NAMES])
+_VALUES = range(1, 11)
+OBSERVATION_FIELDS = (
+    [(f"pile_{p}_top_{part}", high) for p in range(NUM_PILES) for part, high in _CARD_PARTS]
+    + [(f"slot_{name}_{part}", high) for name in SLOT_NAMES for part, high in _ZOMBIE_PARTS]
+    + [("drawn_present", 1)] + [(f"drawn_{part}", high) for part, high in _CARD_PARTS]
+    + [("phase_" + name, 1) for name in PHASE_NAMES]
+    + [(f"played_pile_{p}", 1) for p in range(NUM_PILES)]
+    + [("deck_size", MAX_DECK), ("kills", NUM_SLOTS), ("face_down", NUM_SLOTS), ("jokers_in_game", MAX_JOKERS)]
+    + [("unseen_" + card_code(c), 1) for c in range(52)]
+    + [("unseen_jokers", MAX_JOKERS)]
+    + [(f"unseen_value_{v}", 4) for v in _VALUES]
+)
+OBSERVATION_SIZE = len(OBSERVATION_FIELDS)
+OBSERVATION_LOW = np.zeros(OBSERVATION_SIZE, dtype=np.float32)
+OBSERVATION_HIGH = np.array([high for _, high in OBSERVATION_FIELDS], dtype=np.float32)
+
+# Feature rows indexed by card id; the extra last row (index -1) is "no card".
+_CARD_FEATURES = np.zeros((NUM_CARD_IDS + 1, len(_CARD_PARTS)), dtype=np.float32)
+for _c in range(NUM_CARD_IDS):
+    _CARD_FEATURES[_c, 0] = VALUE[_c] if _c >= 52 or RANK[_c] <= 10 else 0
+    _CARD_FEATURES[_c, 1] = _c >= 52
+    if _c < 52:
+        _CARD_FEATURES[_c, 2 + SUIT[_c]] = 1
+# A slot's features by (slot state, card): the card shows only when face up, so every face-down row
+# (and every killed row) is the same whatever the card.
+_ZOMBIE_FEATURES = np.zeros((3, NUM_CARD_IDS, len(_ZOMBIE_PARTS)), dtype=np.float32)
+for _state in range(3):
+    _ZOMBIE_FEATURES[_state, :, _state] = 1
+for _c in ZOMBIE_CARDS:
+    _ZOMBIE_FEATURES[UP, _c, 3 + RANK[_c] - JACK] = 1
+    _ZOMBIE_FEATURES[UP, _c, 6 + SUIT[_c]] = 1
+_VALUE_ONE_HOT = np.zeros((52, len(_VALUES)), dtype=np.float32)
+for _c in NUMBER_CARDS:
+    _VALUE_ONE_HOT[_c, RANK[_c] - 1] = 1
+
+_PILES_END = NUM_PILES * len(_CARD_PARTS)
+_SLOTS_END = _PILES_END + NUM_SLOTS * len(_ZOMBIE_PARTS)
+_DRAWN_END = _SLOTS_END + 1 + len(_CARD_PARTS)
+_PHASE_AT = _DRAWN_END
+_PLAYED_AT = _PHASE_AT + len(PHASE_NAMES)
+_COUNTERS_AT = _PLAYED_AT + NUM_PILES
+_UNSEEN_AT = _COUNTERS_AT + 4
+_UNSEEN_PLACE = np.zeros(len(PLACE_NAMES), dtype=bool)
+_UNSEEN_PLACE[[DECK, FACE_DOWN]] = True
+
+
+def unseen_cards(s: State) -> np.ndarray:
+    """Per card id: is it unseen (in the draw pile or a face-down zombie)?"""
+    return _UNSEEN_PLACE[s.place]
+
+
+def observe(s: State) -> np.ndarray:
+    """The flat observation (``OBSERVATION_FIELDS`` names every entry): the nine top cards, every slot's
+    state and its card when face up, the drawn card, the phase, the pile just played on, the counters,
+    and which cards are unseen. Never the draw pile's order nor a face-down zombie."""
+    obs = np.empty(OBSERVATION_SIZE, dtype=np.float32)
+    obs[:_PILES_END] = _CARD_FEATURES[s.pile_top].ravel()
+    obs[_PILES_END:_SLOTS_END] = _ZOMBIE_FEATURES[s.slot_state, s.slot_card].ravel()
+    obs[_SLOTS_END] = s.drawn >= 0
+    obs[_SLOTS_END + 1:_DRAWN_END] = _CARD_FEATURES[s.drawn]
+    obs[_PHASE_AT:_COUNTERS_AT] = 0
+    obs[_PHASE_AT + s.phase] = 1
+    if s.played >= 0:
+        obs[_PLAYED_AT + s.played] = 1
+    obs[_COUNTERS_AT:_UNSEEN_AT] = (s.end - s.top, s.kills, s.face_down, s.jokers)
+    unseen = unseen_cards(s)
+    obs[_UNSEEN_AT:_UNSEEN_AT + 52] = unseen[:52]
+    obs[_UNSEEN_AT + 52] = np.count_nonzero(unseen[52:])
+    obs[_UNSEEN_AT + 53:] = unseen[:52] @ _VALUE_ONE_HOT
+    return obs
+
+
+def slot_view(s: State, slot: int) -> str | None:
+    """A slot as the player sees it: the zombie's code when face up, ``"down"``, or None once killed."""
+    state = s.slot_state[slot]
+    if state == DOWN:
+        return "down"
+    return card_code(int(s.slot_card[slot])) if state == UP else None
+
+
+def describe(s: State) -> dict:
+    """The public table as a JSON-serialisable dict (the keys RULES.md lists)."""
+    return {
+        "phase": PHASE_NAMES[s.phase],
+        "turn": int(s.turn),
+        "cabin": [card_code(int(c)) for c in s.pile_top],
+        "pile_sizes": [int(n) for n in s.pile_size],
+        "slots": {name: slot_view(s, i) for i, name in enumerate(SLOT_NAMES)},
+        "drawn": card_code(s.drawn) if s.drawn >= 0 else None,
+        "played_pile": int(s.played) if s.played >= 0 else None,
+        "deck_size": int(deck_size(s)),
+        "kills": int(s.kills),
+        "jokers": int(s.jokers),
+        "result": RESULT_NAMES[s.result],
+    }
