@@ -16,8 +16,8 @@ from helpers import SideBySide, random_actions
 from tabletop_gym.envs import IllegalActionError
 from tabletop_gym.envs.core.cards import card_code
 from tabletop_gym.envs.core.vector import Batch
-from tabletop_gym.envs.royal_assassin import RoyalAssassinEnv, batch, rules
-from tabletop_gym.envs.royal_assassin.vector import RoyalAssassinVectorEnv
+from tabletop_gym.envs.royal_assassin import RoyalAssassinEnv, rules
+from tabletop_gym.envs.royal_assassin.vector import Games, RoyalAssassinVectorEnv
 
 RARE_BRANCHES = (
     "kill", "joker placed", "joker kills its column", "joker kills 3 face cards", "kill uncovers a buried attack",
@@ -81,7 +81,7 @@ def branches(s, action, t) -> list:
             found.append("won with cards left")
     if t.result == rules.LOST:
         found.append("lost")
-        if rules._IS_FACE[int(t.deck[-1])]:
+        if rules.IS_FACE[int(t.deck[-1])]:
             found.append("lost on a face card turned last")
     return found
 
@@ -89,7 +89,8 @@ def branches(s, action, t) -> list:
 @pytest.fixture
 def counted(monkeypatch):
     """Count the branches of every scalar ``rules.apply``, and the forfeits (the single envs call both through the
-    module)."""
+    module). The env's compiled step (``rules.play``: an action and the forced moves after it) is taken here one
+    ``apply`` at a time, so that every move is counted."""
     counts = Counter()
     apply, forfeit = rules.apply, rules.forfeit
 
@@ -98,11 +99,20 @@ def counted(monkeypatch):
         counts.update(branches(s, action, t))
         return t
 
+    def counting_play(s, action, rng, skip_forced):
+        t = counting_apply(s, action, rng)
+        mask = rules.legal_mask(t)
+        while skip_forced and np.count_nonzero(mask) == 1:
+            t = counting_apply(t, int(mask.argmax()), rng)
+            mask = rules.legal_mask(t)
+        return t, mask
+
     def counting_forfeit(s):
         counts["forfeited"] += 1
         return forfeit(s)
 
     monkeypatch.setattr(rules, "apply", counting_apply)
+    monkeypatch.setattr(rules, "play", counting_play)
     monkeypatch.setattr(rules, "forfeit", counting_forfeit)
     return counts
 
@@ -145,7 +155,7 @@ def _stacked_deck(seed):
     order = np.random.default_rng(seed).permutation(rules.NUM_CARDS)
     face = int(np.flatnonzero(rules.IS_FACE[order])[-1])
     order[[face, -1]] = order[[-1, face]]
-    assert rules._deal(order) is not None
+    assert rules.set_up(rules.State(order).data)  # setup ends
     return [card_code(int(c)) for c in order]
 
 
@@ -190,7 +200,7 @@ def test_a_deal_that_never_ends_setup_is_shuffled_again_as_the_scalar_rules_do()
     """The one-in-two-million redeal, forced: games 1 and 3 redeal, games 0 and 2 do not."""
     make = [np.random.default_rng, FirstShuffleNeverEndsSetup] * 2
     b = Batch(rules.new_game(np.random.default_rng(0)), 4)
-    batch.deal(b, np.arange(4), [make[i](i) for i in range(4)], {})
+    Games.deal(b, np.arange(4), [make[i](i) for i in range(4)], {})
     for i in range(4):
         expected = rules.new_game(make[i](i))
         assert b.take(i).equals(expected)

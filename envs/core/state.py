@@ -52,8 +52,9 @@ class FlatState(ArrayState):
     the number at its place (read as a Python int). Other attributes (the options a game is played with) stay
     ordinary fields.
 
-    ``PARTS`` holds ``(name, size, low, high)``: size 0 for a number, and the values the rules can hold there,
-    which ``check_values`` enforces on a saved game (compiled code does not check its indices)."""
+    ``PARTS`` holds ``(name, shape, low, high)``: shape 0 for a number, n for n numbers, a tuple for a table (its
+    view has that shape; ``data`` holds it row by row), and the values the rules can hold there, which
+    ``check_values`` enforces on a saved game (compiled code does not check its indices)."""
 
     PARTS: tuple = ()
     SIZE = 0
@@ -66,8 +67,8 @@ class FlatState(ArrayState):
 
     def check_values(self) -> None:
         """Raise a ValueError naming the first part that holds a value the rules never give it."""
-        for name, size, low, high in self.PARTS:
-            values = getattr(self, name) if size else np.array([getattr(self, name)])
+        for name, shape, low, high in self.PARTS:
+            values = getattr(self, name) if shape else np.array([getattr(self, name)])
             bad = (values < low) | (values > high)
             if bad.any():
                 raise ValueError(f"the saved game's {name} holds {values[bad][0]}, outside {low}..{high}: not a "
@@ -82,20 +83,25 @@ class FlatState(ArrayState):
 def lay_out(cls: type) -> dict:
     """Give ``cls`` (a ``FlatState``) a view per part of ``cls.PARTS`` and its ``SIZE``; the offsets by name."""
     offsets, at = {}, 0
-    for name, size, _, _ in cls.PARTS:
+    for name, shape, _, _ in cls.PARTS:
         offsets[name] = at
-        setattr(cls, name, _array_view(at, size) if size else _number_view(at))
-        at += max(size, 1)
+        setattr(cls, name, _array_view(at, shape) if shape else _number_view(at))
+        at += int(np.prod(shape)) if shape else 1
     cls.SIZE = at
     return offsets
 
 
-def _array_view(at: int, size: int) -> property:
-    def get(self):
-        return self.data[at:at + size]
+def _array_view(at: int, shape) -> property:
+    size = int(np.prod(shape))
+    if isinstance(shape, tuple):
+        def get(self):
+            return self.data[at:at + size].reshape(shape)
+    else:
+        def get(self):
+            return self.data[at:at + size]
 
     def put(self, values):
-        self.data[at:at + size] = values
+        get(self)[...] = values
     return property(get, put)
 
 

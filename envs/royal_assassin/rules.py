@@ -1,9 +1,12 @@
 """Royal Assassin (Mark R. Brown), the rules as pure functions.
 
-Hold this file next to RULES.md: each section there has a function here (setup ``_deal``, the
-draw ``_turn_next_card``, the decision ``legal_mask`` / ``apply``, and the resolution loop
-``_resolve`` with its steps a-d). The state is a ``State`` of numbers and fixed-shape numpy
-arrays; ``apply`` copies it and returns the next one. No Gymnasium here.
+Hold this file next to RULES.md: each section there has a function here (setup ``set_up``, the
+draw ``_turn_next_card``, the decision ``fill_legal_mask`` / ``take_action``, and the resolution loop
+``_resolve`` with its steps a-d). A game's state is a ``State``: one flat integer array (``s.data``) with a named
+view per part (``s.reserve``, ``s.attack[column, level]``...). The turn is written once, as functions compiled
+with numba over that array; the single env calls them on one game, the vector env through the loops at the end
+of this file on a row per game. ``apply`` copies the state and returns the next one. No Gymnasium here. With
+``NUMBA_DISABLE_JIT=1`` the same functions run as plain Python.
 
 Cards are the suite's card ids (``envs/core/cards.py``); the joker never enters the deck, so it
 is not a card id here but ``State.joker``: -1 while free, else the suit of its column.
@@ -15,7 +18,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.cards import RANK, SUIT, SUITS, card, card_code, parse_deck, shuffled
-from ..core.state import ArrayState
+from ..core.compiled import compiled
+from ..core.state import FlatState, lay_out
 
 SPADES, HEARTS, DIAMONDS, CLUBS = range(4)
 RED_SUIT = (False, True, True, False)
@@ -28,18 +32,19 @@ VALUE = np.array([11 if RANK[c] == ACE else int(RANK[c]) for c in range(NUM_CARD
 IS_FACE = RANK[:NUM_CARDS] >= JACK
 FACE_CARDS = np.flatnonzero(IS_FACE).astype(np.int8)
 NUMBER_CARDS = np.flatnonzero(~IS_FACE).astype(np.int8)
-# Plain Python tuples for the hot paths (indexing a tuple is cheaper than a numpy scalar).
-_VALUE = tuple(int(v) for v in VALUE)
-_SUIT = tuple(int(SUIT[c]) for c in range(NUM_CARDS))
-_IS_FACE = tuple(bool(f) for f in IS_FACE)
-_IS_ACE = tuple(RANK[c] == ACE for c in range(NUM_CARDS))
 # The two columns a card of each suit may attack: those of the other colour.
 TARGETS = tuple(tuple(t for t in range(4) if RED_SUIT[t] != RED_SUIT[s]) for s in range(4))
+# The same tables in int64, for the compiled functions (so that plain Python adds offsets in the same integers).
+_VALUE = VALUE.astype(np.int64)
+_SUIT = SUIT[:NUM_CARDS].astype(np.int64)
+_RANK = RANK[:NUM_CARDS].astype(np.int64)
+_IS_ACE = RANK[:NUM_CARDS] == ACE
+_TARGETS = np.array(TARGETS, dtype=np.int64)
 
 MAX_FACES = 3    # J, Q, K of the column's suit
 MAX_STACK = 10   # number cards of one suit: every attack card in a column shares a suit, so do its defence cards
 MAX_RESERVE = len(NUMBER_CARDS)
-SUIT_TOTAL = sum(_VALUE[card(r, SPADES)] for r in range(1, 11))  # 65: all number cards of a suit
+SUIT_TOTAL = sum(int(VALUE[card(r, SPADES)]) for r in range(1, 11))  # 65: all number cards of a suit
 
 # Where a card lies.
 DECK, IN_PLAY, RESERVE, COLUMN, ATTACK, DEFENSE, DISCARD = range(7)
@@ -58,38 +63,67 @@ A_ATTACK, A_ASSASSIN, A_PASS = 0, 4, 8
 NUM_ACTIONS = len(ACTION_NAMES)
 
 
-class State(ArrayState):
-    """Everything on the table, the hidden deck order included."""
+class State(FlatState):
+    """Everything on the table, the hidden deck order included. Each part's values run from ``low`` to ``high``."""
+
+    PARTS = (
+        ("deck", NUM_CARDS, 0, NUM_CARDS - 1),
+        ("top", 0, 0, NUM_CARDS),
+        ("place", NUM_CARDS, DECK, DISCARD),
+        # The reserve, bottom first; reserve[reserve_size - 1] is its top.
+        ("reserve", MAX_RESERVE, NO_CARD, NUM_CARDS - 1),
+        ("reserve_size", 0, 0, MAX_RESERVE),
+        # Each column: its face cards in arrival order (the last one is the pretender), and on each face card the
+        # attack and defence cards lying on it, in the order they were placed.
+        ("faces", (4, MAX_FACES), NO_CARD, NUM_CARDS - 1),
+        ("num_faces", 4, 0, MAX_FACES),
+        ("attack", (4, MAX_FACES, MAX_STACK), NO_CARD, NUM_CARDS - 1),
+        ("num_attack", (4, MAX_FACES), 0, MAX_STACK),
+        ("attack_total", (4, MAX_FACES), 0, SUIT_TOTAL),
+        ("defense", (4, MAX_FACES, MAX_STACK), NO_CARD, NUM_CARDS - 1),
+        ("num_defense", (4, MAX_FACES), 0, MAX_STACK),
+        ("defense_total", (4, MAX_FACES), 0, SUIT_TOTAL),
+        ("lock", 4, NO_CARD, 3),          # the suit whose attack cards lie in a column (-1: none): its lock
+        ("discard", NUM_CARDS, NO_CARD, NUM_CARDS - 1),
+        ("discard_size", 0, 0, NUM_CARDS),
+        ("joker", 0, NO_CARD, 3),         # -1 free, else the suit of the column it sits on
+        ("in_play", 0, NO_CARD, NUM_CARDS - 1),  # the card being decided on
+        ("decision", 0, DRAW, OVER),
+        ("target", 0, NO_CARD, 3),        # during a continuation: the column under attack
+        ("result", 0, PLAYING, FORFEITED),
+    )
 
     def __init__(self, deck: np.ndarray):
-        self.deck = np.asarray(deck, dtype=np.int8).copy()
+        self.data = np.full(self.SIZE, NO_CARD, dtype=np.int64)
+        self.deck = deck
         self.top = 0
-        self.place = np.full(NUM_CARDS, DECK, dtype=np.int8)
-        # The reserve, bottom first; reserve[reserve_size - 1] is its top.
-        self.reserve = np.full(MAX_RESERVE, NO_CARD, dtype=np.int8)
+        self.place = DECK
         self.reserve_size = 0
-        # Each column: its face cards in arrival order (the last one is the pretender), and on each
-        # face card the attack and defence cards lying on it, in the order they were placed.
-        self.faces = np.full((4, MAX_FACES), NO_CARD, dtype=np.int8)
-        self.num_faces = np.zeros(4, dtype=np.int8)
-        self.attack = np.full((4, MAX_FACES, MAX_STACK), NO_CARD, dtype=np.int8)
-        self.num_attack = np.zeros((4, MAX_FACES), dtype=np.int8)
-        self.attack_total = np.zeros((4, MAX_FACES), dtype=np.int16)
-        self.defense = np.full((4, MAX_FACES, MAX_STACK), NO_CARD, dtype=np.int8)
-        self.num_defense = np.zeros((4, MAX_FACES), dtype=np.int8)
-        self.defense_total = np.zeros((4, MAX_FACES), dtype=np.int16)
-        # The suit whose attack cards lie in a column (-1: none), i.e. the column's lock.
-        self.lock = np.full(4, NO_CARD, dtype=np.int8)
-        self.discard = np.full(NUM_CARDS, NO_CARD, dtype=np.int8)
+        self.num_faces = 0
+        self.num_attack = 0
+        self.attack_total = 0
+        self.num_defense = 0
+        self.defense_total = 0
         self.discard_size = 0
-        self.joker = NO_CARD          # -1 free, else the suit of the column it sits on
-        self.in_play = NO_CARD        # the card being decided on
         self.decision = DRAW
-        self.target = NO_CARD         # during a continuation: the column under attack
         self.result = PLAYING
 
 
+# Where each part sits in ``data``: the compiled functions read and write the array at these offsets.
+_AT = lay_out(State)
+AT_DECK, AT_TOP, AT_PLACE, AT_RESERVE, AT_RESERVE_SIZE = (_AT[k] for k in ("deck", "top", "place", "reserve",
+                                                                           "reserve_size"))
+AT_FACES, AT_NUM_FACES, AT_LOCK = _AT["faces"], _AT["num_faces"], _AT["lock"]
+AT_ATTACK, AT_NUM_ATTACK, AT_ATTACK_TOTAL = _AT["attack"], _AT["num_attack"], _AT["attack_total"]
+AT_DEFENSE, AT_NUM_DEFENSE, AT_DEFENSE_TOTAL = _AT["defense"], _AT["num_defense"], _AT["defense_total"]
+AT_DISCARD, AT_DISCARD_SIZE = _AT["discard"], _AT["discard_size"]
+AT_JOKER, AT_IN_PLAY, AT_DECISION, AT_TARGET, AT_RESULT = (_AT[k] for k in ("joker", "in_play", "decision", "target",
+                                                                           "result"))
+
+
 # ---------------------------------------------------------------- moving cards
+# Compiled: each function takes ``a``, one game's ``data``, and changes it in place. A face card's pile of attack
+# or defence cards is its "stack": stack ``column * MAX_FACES + level`` (``level`` 0 the first face card to come).
 
 def deck_size(s: State) -> int:
     return NUM_CARDS - s.top
@@ -100,85 +134,110 @@ def faces_on_table(s: State) -> int:
 
 
 def reserve_top(s: State) -> int:
-    return int(s.reserve[s.reserve_size - 1]) if s.reserve_size else NO_CARD
+    return _reserve_top(s.data)
 
 
-def _draw(s: State) -> int:
-    c = int(s.deck[s.top])
-    s.top += 1
+@compiled
+def _reserve_top(a):
+    n = a[AT_RESERVE_SIZE]
+    return a[AT_RESERVE + n - 1] if n else NO_CARD
+
+
+@compiled
+def _faces_on_table(a):
+    return a[AT_NUM_FACES] + a[AT_NUM_FACES + 1] + a[AT_NUM_FACES + 2] + a[AT_NUM_FACES + 3]
+
+
+@compiled
+def _draw(a):
+    c = a[AT_DECK + a[AT_TOP]]
+    a[AT_TOP] += 1
     return c
 
 
-def _push_reserve(s: State, c: int) -> None:
-    s.reserve[s.reserve_size] = c
-    s.reserve_size += 1
-    s.place[c] = RESERVE
+@compiled
+def _push_reserve(a, c):
+    a[AT_RESERVE + a[AT_RESERVE_SIZE]] = c
+    a[AT_RESERVE_SIZE] += 1
+    a[AT_PLACE + c] = RESERVE
 
 
-def _pop_reserve(s: State) -> int:
-    s.reserve_size -= 1
-    c = int(s.reserve[s.reserve_size])
-    s.reserve[s.reserve_size] = NO_CARD
+@compiled
+def _pop_reserve(a):
+    a[AT_RESERVE_SIZE] -= 1
+    at = AT_RESERVE + a[AT_RESERVE_SIZE]
+    c = a[at]
+    a[at] = NO_CARD
     return c
 
 
-def _to_discard(s: State, c: int) -> None:
-    s.discard[s.discard_size] = c
-    s.discard_size += 1
-    s.place[c] = DISCARD
+@compiled
+def _to_discard(a, c):
+    a[AT_DISCARD + a[AT_DISCARD_SIZE]] = c
+    a[AT_DISCARD_SIZE] += 1
+    a[AT_PLACE + c] = DISCARD
 
 
-def _join_column(s: State, c: int) -> None:
+@compiled
+def _join_column(a, c):
     """A face card joins its suit's column and becomes the pretender (attacks on older ones stay buried)."""
     column = _SUIT[c]
-    s.faces[column, s.num_faces[column]] = c
-    s.num_faces[column] += 1
-    s.place[c] = COLUMN
+    a[AT_FACES + column * MAX_FACES + a[AT_NUM_FACES + column]] = c
+    a[AT_NUM_FACES + column] += 1
+    a[AT_PLACE + c] = COLUMN
 
 
-def _place_attack(s: State, column: int, c: int) -> None:
-    level = s.num_faces[column] - 1
-    s.attack[column, level, s.num_attack[column, level]] = c
-    s.num_attack[column, level] += 1
-    s.attack_total[column, level] += _VALUE[c]
-    s.place[c] = ATTACK
-    s.lock[column] = _SUIT[c]
+@compiled
+def _place_attack(a, column, c):
+    stack = column * MAX_FACES + a[AT_NUM_FACES + column] - 1
+    a[AT_ATTACK + stack * MAX_STACK + a[AT_NUM_ATTACK + stack]] = c
+    a[AT_NUM_ATTACK + stack] += 1
+    a[AT_ATTACK_TOTAL + stack] += _VALUE[c]
+    a[AT_PLACE + c] = ATTACK
+    a[AT_LOCK + column] = _SUIT[c]
 
 
-def _place_defense(s: State, column: int, c: int) -> None:
-    level = s.num_faces[column] - 1
-    s.defense[column, level, s.num_defense[column, level]] = c
-    s.num_defense[column, level] += 1
-    s.defense_total[column, level] += _VALUE[c]
-    s.place[c] = DEFENSE
+@compiled
+def _place_defense(a, column, c):
+    stack = column * MAX_FACES + a[AT_NUM_FACES + column] - 1
+    a[AT_DEFENSE + stack * MAX_STACK + a[AT_NUM_DEFENSE + stack]] = c
+    a[AT_NUM_DEFENSE + stack] += 1
+    a[AT_DEFENSE_TOTAL + stack] += _VALUE[c]
+    a[AT_PLACE + c] = DEFENSE
 
 
-def _clear_stacks(s: State, column: int, level: int) -> None:
+@compiled
+def _clear_stacks(a, column, level):
     """The attack cards, then the defence cards, lying on one face card go to the discard."""
-    for i in range(s.num_attack[column, level]):
-        _to_discard(s, int(s.attack[column, level, i]))
-    for i in range(s.num_defense[column, level]):
-        _to_discard(s, int(s.defense[column, level, i]))
-    s.attack[column, level] = NO_CARD
-    s.defense[column, level] = NO_CARD
-    s.num_attack[column, level] = 0
-    s.num_defense[column, level] = 0
-    s.attack_total[column, level] = 0
-    s.defense_total[column, level] = 0
+    stack = column * MAX_FACES + level
+    for i in range(a[AT_NUM_ATTACK + stack]):
+        _to_discard(a, a[AT_ATTACK + stack * MAX_STACK + i])
+    for i in range(a[AT_NUM_DEFENSE + stack]):
+        _to_discard(a, a[AT_DEFENSE + stack * MAX_STACK + i])
+    for i in range(MAX_STACK):
+        a[AT_ATTACK + stack * MAX_STACK + i] = NO_CARD
+        a[AT_DEFENSE + stack * MAX_STACK + i] = NO_CARD
+    a[AT_NUM_ATTACK + stack] = 0
+    a[AT_NUM_DEFENSE + stack] = 0
+    a[AT_ATTACK_TOTAL + stack] = 0
+    a[AT_DEFENSE_TOTAL + stack] = 0
 
 
-def _update_lock(s: State, column: int) -> None:
+@compiled
+def _update_lock(a, column):
     """The lock ends when no attack card is left in the column (buried ones keep it)."""
-    s.lock[column] = NO_CARD
-    for level in range(s.num_faces[column]):
-        if s.num_attack[column, level]:
-            s.lock[column] = _SUIT[int(s.attack[column, level, 0])]
+    a[AT_LOCK + column] = NO_CARD
+    for level in range(a[AT_NUM_FACES + column]):
+        stack = column * MAX_FACES + level
+        if a[AT_NUM_ATTACK + stack]:
+            a[AT_LOCK + column] = _SUIT[a[AT_ATTACK + stack * MAX_STACK]]
 
 
-def _end(s: State, result: int) -> None:
-    s.result = result
-    s.decision = OVER
-    s.target = NO_CARD
+@compiled
+def end_game(a, result):
+    a[AT_RESULT] = result
+    a[AT_DECISION] = OVER
+    a[AT_TARGET] = NO_CARD
 
 
 # ---------------------------------------------------------------- setup
@@ -186,85 +245,196 @@ def _end(s: State, result: int) -> None:
 def new_game(rng: np.random.Generator, deck=None) -> State:
     """A new game: the 52 cards shuffled with ``rng`` (redealt until setup ends), or stacked from ``deck``."""
     if deck is not None:
-        s = _deal(parse_deck(deck, range(NUM_CARDS)))
-        if s is None:
+        s = State(parse_deck(deck, range(NUM_CARDS)))
+        if not set_up(s.data):
             raise ValueError("bad deck: it never ends setup (no non-ace number card is turned whose value is "
                              "at most the number of face cards on the table)")
         return s
     while True:
-        s = _deal(shuffled(range(NUM_CARDS), rng))
-        if s is not None:
+        s = State(shuffled(range(NUM_CARDS), rng))
+        if set_up(s.data):
             return s
 
 
-def _deal(order: np.ndarray) -> State | None:
-    """Setup: turn cards onto the reserve and the columns until the card that ends it, which comes into play.
-
-    None if the deck runs out first.
-    """
-    s = State(order)
+@compiled
+def set_up(a):
+    """Setup on a new table holding its deck: turn cards onto the reserve and the columns until the card that ends
+    it, which comes into play. False if the deck runs out first (the game must be dealt again)."""
     faces = 0
-    while s.top < NUM_CARDS:
-        c = _draw(s)
-        if _IS_FACE[c]:
-            _join_column(s, c)
+    while a[AT_TOP] < NUM_CARDS:
+        c = _draw(a)
+        if IS_FACE[c]:
+            _join_column(a, c)
             faces += 1
         elif not _IS_ACE[c] and _VALUE[c] <= faces:
             # Ruling: the card that ends setup is the first card of play.
-            s.in_play = c
-            s.place[c] = IN_PLAY
-            return s
+            a[AT_IN_PLAY] = c
+            a[AT_PLACE + c] = IN_PLAY
+            return True
         else:
-            _push_reserve(s, c)
-    return None
+            _push_reserve(a, c)
+    return False
 
 
 # ---------------------------------------------------------------- play: turn the top card
 
-def _turn_next_card(s: State) -> None:
+@compiled
+def _turn_next_card(a):
     """The last card is fully resolved: turn cards until a number card (a decision) or lose on an empty deck."""
-    s.in_play = NO_CARD
-    s.target = NO_CARD
-    while s.top < NUM_CARDS:
-        c = _draw(s)
-        if _IS_FACE[c]:
-            _join_column(s, c)  # rule 1: a face card joins its column and becomes the pretender
+    a[AT_IN_PLAY] = NO_CARD
+    a[AT_TARGET] = NO_CARD
+    while a[AT_TOP] < NUM_CARDS:
+        c = _draw(a)
+        if IS_FACE[c]:
+            _join_column(a, c)  # rule 1: a face card joins its column and becomes the pretender
         else:
-            s.in_play = c       # rule 2: a number card, the player decides
-            s.place[c] = IN_PLAY
-            s.decision = DRAW
+            a[AT_IN_PLAY] = c   # rule 2: a number card, the player decides
+            a[AT_PLACE + c] = IN_PLAY
+            a[AT_DECISION] = DRAW
             return
-    _end(s, LOST)
+    end_game(a, LOST)
 
 
 # ---------------------------------------------------------------- the player's decisions
 
-def legal_mask(s: State) -> np.ndarray:
-    """Which actions the rules allow now (all False once the game is over)."""
-    mask = np.zeros(NUM_ACTIONS, dtype=bool)
-    if s.decision == OVER:
-        return mask
+@compiled
+def fill_legal_mask(a, mask):
+    """``mask`` (9 bools) set to the actions the rules allow now (all False once the game is over)."""
+    mask[:] = False
+    if a[AT_DECISION] == OVER:
+        return
     mask[A_PASS] = True
-    joker_free = s.joker < 0
-    num_faces = s.num_faces.tolist()
-    if s.decision == CONTINUE:
+    joker_free = a[AT_JOKER] < 0
+    if a[AT_DECISION] == CONTINUE:
         # A continuation attacks the same column again, with the reserve's top card.
-        column = s.target
+        column = a[AT_TARGET]
         mask[A_ATTACK + column] = True
-        mask[A_ASSASSIN + column] = joker_free and num_faces[column] >= 2
-        return mask
-    suit = _SUIT[s.in_play]
-    lock = s.lock.tolist()
-    columns = TARGETS[suit]
-    held = [t for t in columns if lock[t] == suit]
-    if held:
-        columns = held  # suit holds a lock on a column: it cannot attack another
-    for column in columns:
-        if num_faces[column] and lock[column] in (NO_CARD, suit):
+        mask[A_ASSASSIN + column] = joker_free and a[AT_NUM_FACES + column] >= 2
+        return
+    suit = _SUIT[a[AT_IN_PLAY]]
+    held = False  # suit holds a lock on a column: it cannot attack another
+    for column in _TARGETS[suit]:
+        held = held or a[AT_LOCK + column] == suit
+    for column in _TARGETS[suit]:
+        lock = a[AT_LOCK + column]
+        if a[AT_NUM_FACES + column] and (lock == suit or (lock == NO_CARD and not held)):
             mask[A_ATTACK + column] = True
-            mask[A_ASSASSIN + column] = joker_free and num_faces[column] >= 2
-    return mask
+            mask[A_ASSASSIN + column] = joker_free and a[AT_NUM_FACES + column] >= 2
 
+
+@compiled
+def take_action(a, action):
+    """The player's ``action`` (which must be legal) and everything it sets off, up to the next decision."""
+    if action == A_PASS:
+        if a[AT_DECISION] == DRAW:
+            _push_reserve(a, a[AT_IN_PLAY])  # the drawn card goes onto the reserve; nothing else happens
+        _turn_next_card(a)                   # (a stopped continuation leaves the reserve as it is)
+        return
+    column = action - A_ASSASSIN if action >= A_ASSASSIN else action - A_ATTACK
+    c = a[AT_IN_PLAY]
+    if a[AT_DECISION] == CONTINUE:
+        _pop_reserve(a)
+    a[AT_IN_PLAY] = NO_CARD
+    _place_attack(a, column, c)
+    if action >= A_ASSASSIN:
+        a[AT_JOKER] = column
+    _resolve(a, column, _SUIT[c])
+
+
+# ---------------------------------------------------------------- resolving an attack
+
+@compiled
+def _resolve(a, column, attacker):
+    """Rule 3, after an attack card of suit ``attacker`` was placed on ``column``'s pretender."""
+    while True:
+        level = a[AT_NUM_FACES + column] - 1
+        stack = column * MAX_FACES + level
+        # a. Kill check, before any defence.
+        pretender = a[AT_FACES + column * MAX_FACES + level]
+        if a[AT_ATTACK_TOTAL + stack] - a[AT_DEFENSE_TOTAL + stack] >= _VALUE[pretender]:
+            _kill_pretender(a, column)
+            if _faces_on_table(a) == 0:
+                end_game(a, WON)
+                return
+            level = a[AT_NUM_FACES + column] - 1
+            stack = column * MAX_FACES + level
+            if level < 0 or a[AT_NUM_ATTACK + stack] == 0:
+                break  # no face card uncovered, or one with no attack on it: the attack is over
+            # The uncovered face card has a buried attack (of this suit, the column's lock): go on at b.
+        # b. Defence: the reserve's top card of the pretender's suit defends while defence < attack.
+        while (a[AT_RESERVE_SIZE] and _SUIT[_reserve_top(a)] == column
+               and a[AT_DEFENSE_TOTAL + stack] < a[AT_ATTACK_TOTAL + stack]):
+            _place_defense(a, column, _pop_reserve(a))
+        # c. Wipe: defence equal to or above the attack clears the pretender's attack and defence.
+        if a[AT_DEFENSE_TOTAL + stack] >= a[AT_ATTACK_TOTAL + stack]:
+            _clear_stacks(a, column, level)
+            _update_lock(a, column)
+            break
+        # d. Continue: a reserve top of the attacking suit may attack the pretender again.
+        if a[AT_RESERVE_SIZE] and _SUIT[_reserve_top(a)] == attacker:
+            a[AT_DECISION] = CONTINUE
+            a[AT_IN_PLAY] = _reserve_top(a)
+            a[AT_TARGET] = column
+            return
+        break
+    _turn_next_card(a)
+
+
+@compiled
+def _kill_pretender(a, column):
+    """The pretender dies with its attack and defence cards; with the joker there, the whole column dies."""
+    if a[AT_JOKER] == column:
+        for level in range(a[AT_NUM_FACES + column] - 1, -1, -1):
+            _kill_face(a, column, level)
+        a[AT_JOKER] = NO_CARD  # the Royal Assassin comes back free
+    else:
+        _kill_face(a, column, a[AT_NUM_FACES + column] - 1)
+    _update_lock(a, column)
+
+
+@compiled
+def _kill_face(a, column, level):
+    at = AT_FACES + column * MAX_FACES + level
+    _to_discard(a, a[at])
+    _clear_stacks(a, column, level)
+    a[at] = NO_CARD
+    a[AT_NUM_FACES + column] -= 1
+
+
+@compiled
+def _only_action(mask):
+    """The one legal action of ``mask``, or -1 when there are none or several."""
+    only = -1
+    for action in range(mask.shape[0]):
+        if mask[action]:
+            if only >= 0:
+                return -1
+            only = action
+    return only
+
+
+@compiled
+def play_forced(a, mask):
+    """Every move the player has no choice in, until a real decision or the end; ``mask`` holds the state's legal
+    actions on the way in and is kept up to date."""
+    action = _only_action(mask)
+    while action >= 0:
+        take_action(a, action)
+        fill_legal_mask(a, mask)
+        action = _only_action(mask)
+
+
+@compiled
+def take_turn(a, action, skip_forced, mask):
+    """The env's step on game ``a``: ``action``, then (``skip_forced``) every forced move after it; ``mask`` set to
+    the legal actions of the state reached."""
+    take_action(a, action)
+    fill_legal_mask(a, mask)
+    if skip_forced:
+        play_forced(a, mask)
+
+
+# The same turn for Python callers: on a State, copied first.
 
 def apply(s: State, action: int, rng: np.random.Generator | None = None) -> State:
     """The state after the player takes ``action`` (which must be legal). ``s`` is not changed.
@@ -272,74 +442,23 @@ def apply(s: State, action: int, rng: np.random.Generator | None = None) -> Stat
     The game has no randomness after the deal; ``rng`` is accepted for a uniform signature.
     """
     s = s.copy()
-    if action == A_PASS:
-        if s.decision == DRAW:
-            _push_reserve(s, s.in_play)  # the drawn card goes onto the reserve; nothing else happens
-        _turn_next_card(s)               # (a stopped continuation leaves the reserve as it is)
-        return s
-    column = action - A_ASSASSIN if action >= A_ASSASSIN else action - A_ATTACK
-    c = s.in_play
-    if s.decision == CONTINUE:
-        _pop_reserve(s)
-    s.in_play = NO_CARD
-    _place_attack(s, column, c)
-    if action >= A_ASSASSIN:
-        s.joker = column
-    _resolve(s, column, _SUIT[c])
+    take_action(s.data, action)
     return s
 
 
-# ---------------------------------------------------------------- resolving an attack
-
-def _resolve(s: State, column: int, attacker: int) -> None:
-    """Rule 3, after an attack card of suit ``attacker`` was placed on ``column``'s pretender."""
-    while True:
-        level = s.num_faces[column] - 1
-        # a. Kill check, before any defence.
-        if s.attack_total[column, level] - s.defense_total[column, level] >= _VALUE[int(s.faces[column, level])]:
-            _kill_pretender(s, column)
-            if faces_on_table(s) == 0:
-                _end(s, WON)
-                return
-            level = s.num_faces[column] - 1
-            if level < 0 or s.num_attack[column, level] == 0:
-                break  # no face card uncovered, or one with no attack on it: the attack is over
-            # The uncovered face card has a buried attack (of this suit, the column's lock): go on at b.
-        # b. Defence: the reserve's top card of the pretender's suit defends while defence < attack.
-        while (s.reserve_size and _SUIT[reserve_top(s)] == column
-               and s.defense_total[column, level] < s.attack_total[column, level]):
-            _place_defense(s, column, _pop_reserve(s))
-        # c. Wipe: defence equal to or above the attack clears the pretender's attack and defence.
-        if s.defense_total[column, level] >= s.attack_total[column, level]:
-            _clear_stacks(s, column, level)
-            _update_lock(s, column)
-            break
-        # d. Continue: a reserve top of the attacking suit may attack the pretender again.
-        if s.reserve_size and _SUIT[reserve_top(s)] == attacker:
-            s.decision = CONTINUE
-            s.in_play = reserve_top(s)
-            s.target = column
-            return
-        break
-    _turn_next_card(s)
+def legal_mask(s: State) -> np.ndarray:
+    """Which actions the rules allow now (all False once the game is over)."""
+    mask = np.empty(NUM_ACTIONS, dtype=bool)
+    fill_legal_mask(s.data, mask)
+    return mask
 
 
-def _kill_pretender(s: State, column: int) -> None:
-    """The pretender dies with its attack and defence cards; with the joker there, the whole column dies."""
-    if s.joker == column:
-        for level in range(s.num_faces[column] - 1, -1, -1):
-            _kill_face(s, column, level)
-        s.joker = NO_CARD  # the Royal Assassin comes back free
-    else:
-        _kill_face(s, column, s.num_faces[column] - 1)
-    _update_lock(s, column)
-
-
-def _kill_face(s: State, column: int, level: int) -> None:
-    _to_discard(s, int(s.faces[column, level]))
-    _clear_stacks(s, column, level)
-    s.faces[column, level] = NO_CARD
-    s.num_faces[column] -= 1
+def play(s: State, action: int, rng: np.random.Generator | None, skip_forced: bool) -> tuple[State, np.ndarray]:
+    """The env's step: ``action``, then (``skip_forced``) every forced move after it; the new state and its mask."""
+    s = s.copy()
+    mask = np.empty(NUM_ACTIONS, dtype=bool)
+    take_turn(s.data, action, skip_forced, mask)
+    return s, mask
 
 
 # ---------------------------------------------------------------- hidden information, forfeit, end
@@ -354,7 +473,7 @@ def determinize(s: State, rng: np.random.Generator) -> State:
 def forfeit(s: State) -> State:
     """The game lost by an illegal action (the card in play, if any, stays where it was)."""
     s = s.copy()
-    _end(s, FORFEITED)
+    end_game(s.data, FORFEITED)
     return s
 
 
@@ -415,67 +534,73 @@ _COLUMN_WIDTH = 1 + 3 * MAX_FACES + 4 + 4 + 1
 _GLOBAL_START = _COLUMNS_START + 4 * _COLUMN_WIDTH
 _UNSEEN_START = _GLOBAL_START + 12
 assert _UNSEEN_START + 17 == OBSERVATION_SIZE
-# The card and the place each entry of the place block asks about, so one comparison fills it.
+# The card and the place each entry of the place block asks about.
 _FIELD_CARD = np.array([c for c in FACE_CARDS for _ in _FACE_PLACES]
                        + [c for c in NUMBER_CARDS for _ in _NUMBER_PLACES], dtype=np.int64)
 _FIELD_PLACE = np.array([p for _ in FACE_CARDS for p in _FACE_PLACES]
-                        + [p for _ in NUMBER_CARDS for p in _NUMBER_PLACES], dtype=np.int8)
+                        + [p for _ in NUMBER_CARDS for p in _NUMBER_PLACES], dtype=np.int64)
 # The reserve-depth slot of each card id (number cards only; face cards never reach the reserve).
 _DEPTH_SLOT = np.full(NUM_CARDS, -1, dtype=np.int64)
 _DEPTH_SLOT[NUMBER_CARDS] = _DEPTH_START + np.arange(len(NUMBER_CARDS))
-_DEPTHS = np.arange(MAX_RESERVE, 0, -1, dtype=np.float32)
-# Row c: card c's rank (13 entries) and suit (4 entries), one-hot; unseen counts = deck flags @ this.
-_RANK_AND_SUIT = np.zeros((NUM_CARDS, 17), dtype=np.float32)
-_RANK_AND_SUIT[np.arange(NUM_CARDS), RANK[:NUM_CARDS] - 1] = 1
-_RANK_AND_SUIT[np.arange(NUM_CARDS), 13 + SUIT[:NUM_CARDS]] = 1
-_LOCK_ONE_HOT = {NO_CARD: (0, 0, 0, 0), 0: (1, 0, 0, 0), 1: (0, 1, 0, 0), 2: (0, 0, 1, 0), 3: (0, 0, 0, 1)}
 
 
-def _column_fields(s: State) -> list:
-    """Per column: face count, each face card's value, attack and defence totals, the pretender's value,
-    attack, defence and shortfall, the lock (one-hot) and the joker. Plain Python: 76 small numbers."""
-    fields = []
-    num_faces, faces = s.num_faces.tolist(), s.faces.tolist()
-    attack, defense, lock = s.attack_total.tolist(), s.defense_total.tolist(), s.lock.tolist()
-    for t in range(4):
-        n = num_faces[t]
-        values = [_VALUE[c] if c >= 0 else 0 for c in faces[t]]
-        fields.append(n)
-        fields += values
-        fields += attack[t]
-        fields += defense[t]
-        if n:
-            value, hit, held = values[n - 1], attack[t][n - 1], defense[t][n - 1]
-            fields += (value, hit, held, value - hit + held)
-        else:
-            fields += (0, 0, 0, 0)
-        fields += _LOCK_ONE_HOT[lock[t]]
-        fields.append(s.joker == t)
-    return fields
+@compiled
+def fill_observation(a, obs):
+    """``obs`` (``OBSERVATION_SIZE`` float32) set to the observation of game ``a``: every card's place (the deck's
+    cards only as unseen), the reserve in order, the columns, the joker, the card in play and the counts of unseen
+    cards."""
+    for k in range(_PLACE_BLOCK):
+        obs[k] = a[AT_PLACE + _FIELD_CARD[k]] == _FIELD_PLACE[k]
+    obs[_PLACE_BLOCK:] = 0
+    n = a[AT_RESERVE_SIZE]
+    for i in range(n):
+        obs[_DEPTH_SLOT[a[AT_RESERVE + i]]] = n - i  # the top is at depth 1
+    for column in range(4):
+        _fill_column(a, column, obs, _COLUMNS_START + column * _COLUMN_WIDTH)
+    i = _GLOBAL_START
+    obs[i] = a[AT_JOKER] < 0
+    if a[AT_DECISION] != OVER:
+        obs[i + 1 + a[AT_DECISION]] = 1
+    c = a[AT_IN_PLAY]
+    if c >= 0:
+        obs[i + 3] = _VALUE[c]
+        obs[i + 4 + _SUIT[c]] = 1
+    obs[i + 8] = NUM_CARDS - a[AT_TOP]
+    obs[i + 9] = n
+    obs[i + 10] = a[AT_DISCARD_SIZE]
+    obs[i + 11] = _faces_on_table(a)
+    for c in range(NUM_CARDS):
+        if a[AT_PLACE + c] == DECK:
+            obs[_UNSEEN_START + _RANK[c] - 1] += 1
+            obs[_UNSEEN_START + 13 + _SUIT[c]] += 1
+
+
+@compiled
+def _fill_column(a, column, obs, at):
+    """A column's fields from ``at``: face count, each face card's value, attack and defence totals, the pretender's
+    value, attack, defence and shortfall, the lock (one-hot) and the joker."""
+    n = a[AT_NUM_FACES + column]
+    obs[at] = n
+    for level in range(MAX_FACES):
+        face = a[AT_FACES + column * MAX_FACES + level]
+        obs[at + 1 + level] = _VALUE[face] if face >= 0 else 0
+        obs[at + 1 + MAX_FACES + level] = a[AT_ATTACK_TOTAL + column * MAX_FACES + level]
+        obs[at + 1 + 2 * MAX_FACES + level] = a[AT_DEFENSE_TOTAL + column * MAX_FACES + level]
+    if n:
+        stack = column * MAX_FACES + n - 1
+        value = _VALUE[a[AT_FACES + stack]]
+        hit, held = a[AT_ATTACK_TOTAL + stack], a[AT_DEFENSE_TOTAL + stack]
+        obs[at + 10], obs[at + 11], obs[at + 12], obs[at + 13] = value, hit, held, value - hit + held
+    lock = a[AT_LOCK + column]
+    if lock >= 0:
+        obs[at + 14 + lock] = 1
+    obs[at + 18] = a[AT_JOKER] == column
 
 
 def observe(s: State) -> np.ndarray:
-    """The flat observation: every card's place (the deck's cards only as unseen), the reserve in order,
-    the columns, the joker, the card in play and the counts of unseen cards."""
-    obs = np.zeros(OBSERVATION_SIZE, dtype=np.float32)
-    obs[:_PLACE_BLOCK] = s.place[_FIELD_CARD] == _FIELD_PLACE
-    n = s.reserve_size
-    if n:
-        obs[_DEPTH_SLOT[s.reserve[:n]]] = _DEPTHS[MAX_RESERVE - n:]  # the top is at depth 1
-
-    obs[_COLUMNS_START:_GLOBAL_START] = _column_fields(s)
-    i = _GLOBAL_START
-    obs[i] = s.joker < 0
-    if s.decision != OVER:
-        obs[i + 1 + s.decision] = 1
-    if s.in_play >= 0:
-        obs[i + 3] = _VALUE[s.in_play]
-        obs[i + 4 + _SUIT[s.in_play]] = 1
-    obs[i + 8] = NUM_CARDS - s.top
-    obs[i + 9] = n
-    obs[i + 10] = s.discard_size
-    obs[i + 11] = sum(s.num_faces.tolist())
-    obs[_UNSEEN_START:] = (s.place == DECK).astype(np.float32) @ _RANK_AND_SUIT
+    """The flat observation (``OBSERVATION_FIELDS`` names every entry)."""
+    obs = np.empty(OBSERVATION_SIZE, dtype=np.float32)
+    fill_observation(s.data, obs)
     return obs
 
 
@@ -579,3 +704,34 @@ def describe(s: State) -> dict:
         "kills": kills(s),
         "result": RESULT_NAMES[s.result],
     }
+
+
+# ---------------------------------------------------------------- many games at once (the vector env)
+# The same compiled functions over ``data`` (N, State.SIZE), a row per game; ``rows`` (N bools) picks the games.
+
+@compiled
+def take_actions(data, actions, rows):
+    for i in range(data.shape[0]):
+        if rows[i]:
+            take_action(data[i], actions[i])
+
+
+@compiled
+def play_forced_rows(data, rows):
+    mask = np.empty(NUM_ACTIONS, dtype=np.bool_)
+    for i in range(data.shape[0]):
+        if rows[i]:
+            fill_legal_mask(data[i], mask)
+            play_forced(data[i], mask)
+
+
+@compiled
+def fill_legal_masks(data, masks):
+    for i in range(data.shape[0]):
+        fill_legal_mask(data[i], masks[i])
+
+
+@compiled
+def fill_observations(data, observations):
+    for i in range(data.shape[0]):
+        fill_observation(data[i], observations[i])

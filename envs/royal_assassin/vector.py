@@ -2,9 +2,79 @@
 
 from __future__ import annotations
 
+import numpy as np
+
+from ..core.cards import shuffled
 from ..core.vector import TabletopVectorEnv
-from . import batch, rules
+from . import rules
 from .env import RoyalAssassinEnv
+from .rules import AT_DECISION, AT_DECK, AT_PLACE, AT_RESULT, AT_TOP
+
+_RESULT_NAMES = np.array(rules.RESULT_NAMES)
+_FACE_PLACES = AT_PLACE + rules.FACE_CARDS.astype(np.intp)  # where the face cards' places are in a row
+_CARDS = np.arange(rules.NUM_CARDS)
+
+
+class Games:
+    """The batched side of ``TabletopVectorEnv`` for Royal Assassin: a ``Batch`` of ``rules.State`` holds ``data``
+    (N, State.SIZE), a game per row; each call runs the rules' compiled loop over its rows."""
+
+    @staticmethod
+    def deal(b, rows, rngs, options) -> None:
+        """New games in ``rows``, as ``rules.new_game`` deals them: each deck shuffled with the game's own generator,
+        shuffled again (from the same generator) while it never ends setup. A stacked deck is already dealt: the
+        env put the one game it gives in every row."""
+        if options.get("deck") is not None:
+            return
+        table = rules.State(_CARDS).data  # a table before setup (its deck is replaced)
+        for i in rows:
+            row = b.data[i]
+            while True:  # about one deal in two million never ends setup
+                row[:] = table
+                row[AT_DECK:AT_DECK + rules.NUM_CARDS] = shuffled(_CARDS, rngs[i])
+                if rules.set_up(row):
+                    break
+
+    @staticmethod
+    def apply(b, actions, rows, rngs=None) -> None:
+        rules.take_actions(b.data, actions, rows)
+
+    @staticmethod
+    def play_forced(b, rows, rngs=None) -> None:
+        rules.play_forced_rows(b.data, rows)
+
+    @staticmethod
+    def legal_masks(b) -> np.ndarray:
+        masks = np.empty((len(b.data), rules.NUM_ACTIONS), dtype=bool)
+        rules.fill_legal_masks(b.data, masks)
+        return masks
+
+    @staticmethod
+    def observe(b) -> np.ndarray:
+        observations = np.empty((len(b.data), rules.OBSERVATION_SIZE), dtype=np.float32)
+        rules.fill_observations(b.data, observations)
+        return observations
+
+    @staticmethod
+    def is_over(b) -> np.ndarray:
+        return b.data[:, AT_DECISION] == rules.OVER
+
+    @staticmethod
+    def forfeit(b, rows) -> None:
+        for i in np.flatnonzero(rows):
+            rules.end_game(b.data[i], rules.FORFEITED)
+
+    @staticmethod
+    def outcome(b, rows) -> dict:
+        """``rules.outcome`` of each game ``rows`` selects, as arrays."""
+        data = b.data[rows]
+        won = data[:, AT_RESULT] == rules.WON
+        return {
+            "won": won,
+            "score": np.where(won, rules.NUM_CARDS - data[:, AT_TOP], 0),
+            "kills": np.count_nonzero(data[:, _FACE_PLACES] == rules.DISCARD, axis=1),
+            "result": _RESULT_NAMES[data[:, AT_RESULT]],
+        }
 
 
 class RoyalAssassinVectorEnv(TabletopVectorEnv):
@@ -14,5 +84,5 @@ class RoyalAssassinVectorEnv(TabletopVectorEnv):
     infos (``result`` a code into ``RESULT_NAMES``) are ``TabletopVectorEnv``'s."""
 
     single_env = RoyalAssassinEnv
-    batch = batch
+    batch = Games
     RESULT_NAMES = rules.RESULT_NAMES  # infos["result"] holds the index of the name

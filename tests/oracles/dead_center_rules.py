@@ -1,5 +1,5 @@
 """Dead Center's rules as they were written in plain numpy before they were compiled: the oracle that
-``tests/test_dead_center_compiled.py`` plays beside ``envs/dead_center/rules.py`` over thousands of seeds.
+``tests/test_compiled_rules.py`` plays beside ``envs/dead_center/rules.py`` over thousands of seeds.
 
 The rules as pure functions.
 
