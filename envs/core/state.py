@@ -128,13 +128,21 @@ def check_saved_game(game, template: ArrayState, option_fields=()) -> None:
         lacking, extra = sorted(ours.keys() - theirs.keys()), sorted(theirs.keys() - ours.keys())
         raise ValueError(f"the saved 'game' has other fields than a {kind.__name__}: "
                          f"lacking {lacking or 'none'}, extra {extra or 'none'}")
-    for name in option_fields:
+    fields = [name for name in option_fields if name in ours]
+    for name in fields:
         _check_field(name, theirs[name], ours[name])
-        if theirs[name] != ours[name]:
-            raise ValueError(f"the saved game has {name}={theirs[name]!r}, but this env was made with "
-                             f"{name}={ours[name]!r}: set_state takes a game of an env with the same options")
+        _check_option(name, theirs[name], ours[name])
     for name, value in ours.items():
         _check_field(name, theirs[name], value)
+    for name in option_fields:
+        if name not in fields:  # a part of a FlatState's array, readable once the array is checked
+            _check_option(name, getattr(game, name), getattr(template, name))
+
+
+def _check_option(name: str, value, expected) -> None:
+    if value != expected:
+        raise ValueError(f"the saved game has {name}={value!r}, but this env was made with "
+                         f"{name}={expected!r}: set_state takes a game of an env with the same options")
 
 
 def _check_field(name: str, value, expected) -> None:

@@ -12,7 +12,10 @@ mask of the games that take their action; in place), ``observe(b) -> (N, d) floa
 ``outcome(b, rows) -> dict`` (the single env's outcome keys, each an array over ``rows``) and ``forfeit(b, rows)``;
 optionally ``is_truncated(b)``, ``deal(b, rows, rngs, options)`` (see ``TabletopVectorEnv._deal``) and
 ``play_forced(b, rows, rngs)`` (see ``TabletopVectorEnv._play_forced``). Each function does what the scalar function
-of the same name in ``rules.py`` does, and ``tests/test_vector.py`` holds the two together, step by step.
+of the same name in ``rules.py`` does, and ``tests/test_vector.py`` holds the two together, step by step. A game
+whose rules are compiled (its ``State`` a ``FlatState``: Dead Center, Royal Assassin, Dungeon Solitaire) has no
+second expression of them: its ``vector.py`` sets ``batch`` to a small class whose functions call the rules'
+compiled loops over the rows of ``b.data``, the same functions the single env calls on one game.
 
 A game played against scripted opponents (Splendor's single-agent view) sets ``batch`` to an object that fills in
 each game's learner seat where its batched rules take a seat (``observe``, ``outcome``, ``forfeit``), and overrides

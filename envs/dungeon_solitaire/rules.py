@@ -1,8 +1,11 @@
 """Dungeon Solitaire: Tomb of Four Kings (Matthew Lowes), the rules as pure functions.
 
-Hold this file next to RULES.md: each section there has a function here. The state is a
-``State`` of numbers and fixed-shape numpy arrays; ``apply`` copies it and returns the next one.
-No Gymnasium here: the env, agents and benchmarks only call these functions.
+Hold this file next to RULES.md: each section there has a function here. A game's state is a ``State``: one flat
+integer array (``s.data``) with a named view per part (``s.place``, ``s.hp``...). The turn is written once, as
+functions compiled with numba over that array; the single env calls them on one game, the vector env through the
+loops at the end of this file on a row per game. ``apply`` copies the state and returns the next one. No
+Gymnasium here: the env, agents and benchmarks only call these functions. With ``NUMBA_DISABLE_JIT=1`` the same
+functions run as plain Python.
 
 Cards are the suite's card ids (``envs/core/cards.py``). The draw pile is ``deck[top:end]``
 (top first); every card's place on the table is ``place[card]``.
@@ -13,7 +16,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.cards import JOKERS, RANK, SUIT, card, card_code, parse_deck, shuffled
-from ..core.state import ArrayState
+from ..core.compiled import compiled
+from ..core.state import FlatState, lay_out
 
 SPADES, HEARTS, DIAMONDS, CLUBS = range(4)
 JOKER = JOKERS[0]
@@ -73,32 +77,68 @@ def is_treasure(c: int) -> bool:
     return c == JOKER or RANK[c] == KING or (SUIT[c] == DIAMONDS and 2 <= RANK[c] <= 10)
 
 
-class State(ArrayState):
-    """Everything on the table, hidden deck order included."""
+NUM_CARD_IDS = len(RANK)
+# Tables for the compiled functions, in int64 (so that plain Python adds offsets in the same integers).
+_RANK = RANK.astype(np.int64)
+_SUIT = SUIT.astype(np.int64)
+_IS_TREASURE = np.array([is_treasure(c) for c in range(NUM_CARD_IDS)])
+_SKILL_JACK = np.full(4, -1, dtype=np.int64)  # the skill each encounter suit calls for (hearts: never one)
+for _suit, _jack in SKILL_FOR_ENCOUNTER.items():
+    _SKILL_JACK[_suit] = _jack
+_DROP_CARDS = DROP_CARDS.astype(np.int64)
+_DROP_VALUES = DROP_VALUES.astype(np.int64)
+
+
+class State(FlatState):
+    """Everything on the table, hidden deck order included. Each part's values run from ``low`` to ``high``."""
+
+    PARTS = (
+        # One spare slot in the deck: the scroll sends the fourth ace back under the deck once per game.
+        ("deck", NUM_DECK_CARDS + 1, -1, NUM_CARD_IDS - 1),
+        ("top", 0, 0, NUM_DECK_CARDS + 1),
+        ("end", 0, NUM_DECK_CARDS, NUM_DECK_CARDS + 1),
+        ("place", NUM_CARD_IDS, DECK, OUT_OF_PLAY),
+        # When each card reached its place: orders the turn and the hand for display.
+        ("arrival", NUM_CARD_IDS, 0, 4 * NUM_CARD_IDS),
+        ("clock", 0, 0, 4 * NUM_CARD_IDS),
+        ("hp", 0, 0, MAX_HP),
+        ("torches", 0, 0, MAX_TORCHES),
+        ("scroll_used", 0, 0, 1),
+        ("stage", 0, DELVE, OVER),
+        ("step", 0, START, BETWEEN_TURNS),
+        ("delve_turns", 0, 0, NUM_DECK_CARDS),
+        ("retreat_turns", 0, 0, NUM_DECK_CARDS),
+        ("encounter", 0, -1, NUM_CARD_IDS - 1),
+        ("pending_damage", 0, 0, 10),
+        ("pending_discards", 0, 0, 10),
+        ("result", 0, PLAYING, FORFEITED),
+        ("min_delve_turns_before_retreat", 0, 1, 2**62),  # the env's option, kept with the game
+    )
 
     def __init__(self, deck: np.ndarray, min_delve_turns_before_retreat: int):
-        # One spare slot: the scroll sends the fourth ace back under the deck once per game.
-        self.deck = np.full(NUM_DECK_CARDS + 1, -1, dtype=np.int8)
+        self.data = np.zeros(self.SIZE, dtype=np.int64)
+        self.deck = -1
         self.deck[:NUM_DECK_CARDS] = deck
-        self.top = 0
         self.end = NUM_DECK_CARDS
-        self.place = np.full(len(RANK), OUT_OF_PLAY, dtype=np.int8)
+        self.place = OUT_OF_PLAY
         self.place[DECK_CARDS] = DECK
-        # When each card reached its place: orders the turn and the hand for display.
-        self.arrival = np.zeros(len(RANK), dtype=np.int16)
-        self.clock = 0
         self.hp = MAX_HP
-        self.torches = 0
-        self.scroll_used = False
         self.stage = DELVE
         self.step = START
-        self.delve_turns = 0
-        self.retreat_turns = 0
         self.encounter = -1
-        self.pending_damage = 0
-        self.pending_discards = 0
         self.result = PLAYING
         self.min_delve_turns_before_retreat = min_delve_turns_before_retreat
+
+
+# Where each part sits in ``data``: the compiled functions read and write the array at these offsets.
+_AT = lay_out(State)
+AT_DECK, AT_TOP, AT_END, AT_PLACE, AT_ARRIVAL, AT_CLOCK = (_AT[k] for k in ("deck", "top", "end", "place",
+                                                                            "arrival", "clock"))
+AT_HP, AT_TORCHES, AT_SCROLL_USED, AT_STAGE, AT_STEP = (_AT[k] for k in ("hp", "torches", "scroll_used", "stage",
+                                                                         "step"))
+AT_DELVE_TURNS, AT_RETREAT_TURNS, AT_ENCOUNTER = _AT["delve_turns"], _AT["retreat_turns"], _AT["encounter"]
+AT_PENDING_DAMAGE, AT_PENDING_DISCARDS, AT_RESULT = _AT["pending_damage"], _AT["pending_discards"], _AT["result"]
+AT_MIN_DELVE = _AT["min_delve_turns_before_retreat"]
 
 
 # ---------------------------------------------------------------- setup
@@ -113,11 +153,13 @@ def new_game(rng: np.random.Generator, deck=None, min_delve_turns_before_retreat
 
 
 # ---------------------------------------------------------------- moving cards
+# Compiled: each function takes ``a``, one game's ``data``, and changes it in place.
 
-def _move(s: State, c: int, place: int) -> None:
-    s.place[c] = place
-    s.arrival[c] = s.clock
-    s.clock += 1
+@compiled
+def _move(a, c, place):
+    a[AT_PLACE + c] = place
+    a[AT_ARRIVAL + c] = a[AT_CLOCK]
+    a[AT_CLOCK] += 1
 
 
 def cards_in(s: State, place: int) -> np.ndarray:
@@ -134,183 +176,287 @@ def deck_size(s: State) -> int:
     return s.end - s.top
 
 
-def _draw(s: State) -> int:
+@compiled
+def _draw(a):
     """Take the top card of the deck; -1 and lost in the dark if it is empty (never while the game is live)."""
-    if s.top == s.end:
-        s.torches = MAX_TORCHES
-        _lose(s, LOST_IN_THE_DARK)
+    if a[AT_TOP] == a[AT_END]:
+        a[AT_TORCHES] = MAX_TORCHES
+        lose(a, LOST_IN_THE_DARK)
         return -1
-    c = int(s.deck[s.top])
-    s.top += 1
+    c = a[AT_DECK + a[AT_TOP]]
+    a[AT_TOP] += 1
     return c
 
 
-def _lose(s: State, result: int) -> None:
-    s.result = result
-    s.stage = OVER
-    s.pending_damage = 0
-    s.pending_discards = 0
+@compiled
+def lose(a, result):
+    a[AT_RESULT] = result
+    a[AT_STAGE] = OVER
+    a[AT_PENDING_DAMAGE] = 0
+    a[AT_PENDING_DISCARDS] = 0
 
 
 # ---------------------------------------------------------------- torches and the scroll
 
-def _torch_goes_out(s: State, ace: int) -> None:
+@compiled
+def _torch_goes_out(a, ace):
     """An ace was revealed (drawn or discarded). The fourth one loses, unless the scroll is in hand."""
-    if s.torches < MAX_TORCHES - 1:
-        s.torches += 1
-        _move(s, ace, TORCH_ROW)
-    elif in_hand(s, JOKER):
+    if a[AT_TORCHES] < MAX_TORCHES - 1:
+        a[AT_TORCHES] += 1
+        _move(a, ace, TORCH_ROW)
+    elif a[AT_PLACE + JOKER] == HAND:
         # The scroll takes the ace's place in the torch row; the ace goes under the deck.
-        _move(s, JOKER, TORCH_ROW)
-        s.scroll_used = True
-        s.deck[s.end] = ace
-        s.end += 1
-        _move(s, ace, DECK)
+        _move(a, JOKER, TORCH_ROW)
+        a[AT_SCROLL_USED] = 1
+        a[AT_DECK + a[AT_END]] = ace
+        a[AT_END] += 1
+        _move(a, ace, DECK)
     else:
-        s.torches = MAX_TORCHES
-        _move(s, ace, TORCH_ROW)
-        _lose(s, LOST_IN_THE_DARK)
+        a[AT_TORCHES] = MAX_TORCHES
+        _move(a, ace, TORCH_ROW)
+        lose(a, LOST_IN_THE_DARK)
 
 
 # ---------------------------------------------------------------- a turn
 
-def _reveal(s: State) -> int:
+@compiled
+def _reveal(a):
     """Turn the top card and put it where the rules send it: an ace goes out as a torch, a jack to the
     hand, anything else into the turn. Returns the card, or -1 if the game ended."""
-    c = _draw(s)
+    c = _draw(a)
     if c < 0:
         return -1
-    rank = RANK[c]
+    rank = _RANK[c]
     if rank == ACE:
-        _torch_goes_out(s, c)
+        _torch_goes_out(a, c)
     elif rank == JACK:
-        _move(s, c, HAND)
+        _move(a, c, HAND)
     else:
-        _move(s, c, TURN)
-    return c if s.stage != OVER else -1
+        _move(a, c, TURN)
+    return c if a[AT_STAGE] != OVER else -1
 
 
-def _start_turn(s: State) -> None:
+@compiled
+def _start_turn(a):
     """Reveal cards until the turn's encounter (the first 2-10 of spades, diamonds or clubs)."""
-    s.step = ENCOUNTER
+    a[AT_STEP] = ENCOUNTER
     favor = False
     while True:
-        c = _reveal(s)
+        c = _reveal(a)
         if c < 0:
             return
-        if RANK[c] == QUEEN:
+        if _RANK[c] == QUEEN:
             favor = True
-        elif is_encounter_card(c):
-            s.encounter = c
+        elif 2 <= _RANK[c] <= 10:
+            a[AT_ENCOUNTER] = c
             if favor:
-                _end_turn(s, won=True)
+                _end_turn(a, True)
             return
 
 
-def _reveal_in_encounter(s: State) -> None:
+@compiled
+def _reveal_in_encounter(a):
     """The player reveals one card against the showing encounter."""
-    c = _reveal(s)
+    c = _reveal(a)
     if c < 0:
         return
-    if RANK[c] == QUEEN:
-        _end_turn(s, won=True)
-    elif is_encounter_card(c):
-        _action_card(s, int(RANK[c]))
+    if _RANK[c] == QUEEN:
+        _end_turn(a, True)
+    elif 2 <= _RANK[c] <= 10:
+        _action_card(a, _RANK[c])
 
 
-def _action_card(s: State, value: int) -> None:
+@compiled
+def _action_card(a, value):
     """An action card of ``value`` against the encounter: it wins if it is at least the encounter's value."""
-    encounter_value = int(RANK[s.encounter])
+    encounter = a[AT_ENCOUNTER]
+    encounter_value = _RANK[encounter]
     if value >= encounter_value:
-        _end_turn(s, won=True)
-    elif SUIT[s.encounter] == CLUBS:
-        s.pending_discards = encounter_value - value
-        s.step = DOOR_FAILED
+        _end_turn(a, True)
+    elif _SUIT[encounter] == CLUBS:
+        a[AT_PENDING_DISCARDS] = encounter_value - value
+        a[AT_STEP] = DOOR_FAILED
     else:
         # Monster: a hit, and the fight goes on. Trap: a hit, and the turn is lost.
-        s.pending_damage = encounter_value - value
-        s.step = DAMAGE
+        a[AT_PENDING_DAMAGE] = encounter_value - value
+        a[AT_STEP] = DAMAGE
 
 
-def _after_damage(s: State) -> None:
-    if SUIT[s.encounter] == DIAMONDS:
-        _end_turn(s, won=False)
+@compiled
+def _after_damage(a):
+    if _SUIT[a[AT_ENCOUNTER]] == DIAMONDS:
+        _end_turn(a, False)
     else:
-        s.step = ENCOUNTER
+        a[AT_STEP] = ENCOUNTER
 
 
-def _discard_from_deck(s: State, count: int) -> None:
+@compiled
+def _discard_from_deck(a, count):
     """A shut door's discards: each is looked at; aces still go out as torches, the rest leave the game."""
     for _ in range(count):
-        c = _draw(s)
+        c = _draw(a)
         if c < 0:
             return
-        if RANK[c] == ACE:
-            _torch_goes_out(s, c)
-            if s.stage == OVER:
+        if _RANK[c] == ACE:
+            _torch_goes_out(a, c)
+            if a[AT_STAGE] == OVER:
                 return
         else:
-            _move(s, c, DISCARDS)
+            _move(a, c, DISCARDS)
 
 
-def _end_turn(s: State, won: bool) -> None:
+@compiled
+def _end_turn(a, won):
     """Collect the treasure of a won turn (one card must stay as the marker), then the turn is done."""
-    turn = np.flatnonzero(s.place == TURN)
     if won:
-        treasure = [int(c) for c in turn if is_treasure(c)]
-        if len(treasure) == len(turn):
-            # Ruling: the lowest diamond stays as the turn's marker.
-            treasure.remove(min((c for c in treasure if SUIT[c] == DIAMONDS), key=lambda c: RANK[c]))
-        for c in treasure:
-            _move(s, c, HAND)
-    for c in np.flatnonzero(s.place == TURN):
-        _move(s, int(c), USED)
-    s.encounter = -1
-    s.pending_damage = 0
-    s.pending_discards = 0
-    s.step = BETWEEN_TURNS
-    if s.stage == RETREAT and s.retreat_turns == s.delve_turns - 1:
-        _escape(s)
+        all_treasure, marker = True, -1
+        for c in range(NUM_CARD_IDS):
+            if a[AT_PLACE + c] == TURN:
+                if not _IS_TREASURE[c]:
+                    all_treasure = False
+                elif _SUIT[c] == DIAMONDS and (marker < 0 or _RANK[c] < _RANK[marker]):
+                    marker = c
+        if not all_treasure:
+            marker = -1
+        # Ruling: when every card of the turn is treasure, the lowest diamond stays as the turn's marker.
+        for c in range(NUM_CARD_IDS):
+            if a[AT_PLACE + c] == TURN and _IS_TREASURE[c] and c != marker:
+                _move(a, c, HAND)
+    for c in range(NUM_CARD_IDS):
+        if a[AT_PLACE + c] == TURN:
+            _move(a, c, USED)
+    a[AT_ENCOUNTER] = -1
+    a[AT_PENDING_DAMAGE] = 0
+    a[AT_PENDING_DISCARDS] = 0
+    a[AT_STEP] = BETWEEN_TURNS
+    if a[AT_STAGE] == RETREAT and a[AT_RETREAT_TURNS] == a[AT_DELVE_TURNS] - 1:
+        _escape(a)
 
 
-def _escape(s: State) -> None:
-    s.result = ESCAPED
-    s.stage = OVER
+@compiled
+def _escape(a):
+    a[AT_RESULT] = ESCAPED
+    a[AT_STAGE] = OVER
 
 
 # ---------------------------------------------------------------- the player's decisions
 
-def legal_mask(s: State) -> np.ndarray:
-    """Which actions the rules allow now (all False once the game is over)."""
-    mask = np.zeros(NUM_ACTIONS, dtype=bool)
-    if s.stage == OVER:
-        return mask
-    if s.step == START:
+@compiled
+def fill_legal_mask(a, mask):
+    """``mask`` set to the actions the rules allow now (all False once the game is over)."""
+    mask[:] = False
+    if a[AT_STAGE] == OVER:
+        return
+    step = a[AT_STEP]
+    if step == START:
         mask[A_DRAW] = True
-    elif s.step == BETWEEN_TURNS:
-        if s.stage == DELVE:
+    elif step == BETWEEN_TURNS:
+        if a[AT_STAGE] == DELVE:
             mask[A_DELVE] = True
-            mask[A_RETREAT] = s.delve_turns >= s.min_delve_turns_before_retreat
+            mask[A_RETREAT] = a[AT_DELVE_TURNS] >= a[AT_MIN_DELVE]
         else:
             mask[A_DRAW] = True
-    elif s.step == ENCOUNTER:
+    elif step == ENCOUNTER:
         mask[A_DRAW] = True
-        suit = SUIT[s.encounter]
+        encounter = a[AT_ENCOUNTER]
+        suit = _SUIT[encounter]
         if suit == SPADES:
-            mask[A_BERSERK] = in_hand(s, BERSERK_JACK)
-            mask[A_FIRST_DROP:] = (s.place[DROP_CARDS] == HAND) & (DROP_VALUES >= RANK[s.encounter])
+            mask[A_BERSERK] = a[AT_PLACE + BERSERK_JACK] == HAND
+            for k in range(len(_DROP_CARDS)):
+                mask[A_FIRST_DROP + k] = (a[AT_PLACE + _DROP_CARDS[k]] == HAND
+                                          and _DROP_VALUES[k] >= _RANK[encounter])
         elif suit == DIAMONDS:
-            mask[A_DISARM] = in_hand(s, DISARM_JACK)
+            mask[A_DISARM] = a[AT_PLACE + DISARM_JACK] == HAND
         else:
-            mask[A_PICK_LOCK] = in_hand(s, PICK_LOCK_JACK)
-    elif s.step == DOOR_FAILED:
+            mask[A_PICK_LOCK] = a[AT_PLACE + PICK_LOCK_JACK] == HAND
+    elif step == DOOR_FAILED:
         mask[A_DISCARD] = True
-        mask[A_PICK_LOCK] = in_hand(s, PICK_LOCK_JACK)
-    elif s.step == DAMAGE:
+        mask[A_PICK_LOCK] = a[AT_PLACE + PICK_LOCK_JACK] == HAND
+    elif step == DAMAGE:
         mask[A_TAKE_DAMAGE] = True
-        mask[A_DODGE] = in_hand(s, DODGE_JACK)
-    return mask
+        mask[A_DODGE] = a[AT_PLACE + DODGE_JACK] == HAND
 
+
+@compiled
+def take_action(a, action):
+    """The player's ``action`` (which must be legal) and what follows it up to the next decision."""
+    if action == A_DELVE:
+        a[AT_DELVE_TURNS] += 1
+        _start_turn(a)
+    elif action == A_RETREAT:
+        a[AT_STAGE] = RETREAT
+        if a[AT_DELVE_TURNS] == 1:  # possible only when retreat is allowed after one turn
+            _escape(a)
+        else:
+            a[AT_RETREAT_TURNS] += 1
+            _start_turn(a)
+    elif action == A_DRAW:
+        if a[AT_STEP] == START:
+            a[AT_DELVE_TURNS] = 1
+            _start_turn(a)
+        elif a[AT_STEP] == BETWEEN_TURNS:
+            a[AT_RETREAT_TURNS] += 1
+            _start_turn(a)
+        else:
+            _reveal_in_encounter(a)
+    elif action == A_BERSERK or action == A_DISARM or action == A_PICK_LOCK:
+        _move(a, _SKILL_JACK[_SUIT[a[AT_ENCOUNTER]]], TURN)
+        _end_turn(a, True)
+    elif action == A_DISCARD:
+        _discard_from_deck(a, a[AT_PENDING_DISCARDS])
+        if a[AT_STAGE] != OVER:
+            _end_turn(a, False)
+    elif action == A_DODGE:
+        _move(a, DODGE_JACK, USED)
+        a[AT_PENDING_DAMAGE] = 0
+        _after_damage(a)
+    elif action == A_TAKE_DAMAGE:
+        a[AT_HP] = max(0, a[AT_HP] - a[AT_PENDING_DAMAGE])
+        a[AT_PENDING_DAMAGE] = 0
+        if a[AT_HP] == 0:
+            lose(a, KILLED)
+        else:
+            _after_damage(a)
+    else:
+        # A treasure drop buys off the monster: the fight ends, not won.
+        _move(a, _DROP_CARDS[action - A_FIRST_DROP], TURN)
+        _end_turn(a, False)
+
+
+@compiled
+def _only_action(mask):
+    """The one legal action of ``mask``, or -1 when there are none or several."""
+    only = -1
+    for action in range(mask.shape[0]):
+        if mask[action]:
+            if only >= 0:
+                return -1
+            only = action
+    return only
+
+
+@compiled
+def play_forced(a, mask):
+    """Every move the player has no choice in, until a real decision or the end; ``mask`` holds the state's legal
+    actions on the way in and is kept up to date."""
+    action = _only_action(mask)
+    while action >= 0:
+        take_action(a, action)
+        fill_legal_mask(a, mask)
+        action = _only_action(mask)
+
+
+@compiled
+def take_turn(a, action, skip_forced, mask):
+    """The env's step on game ``a``: ``action``, then (``skip_forced``) every forced move after it; ``mask`` set to
+    the legal actions of the state reached."""
+    take_action(a, action)
+    fill_legal_mask(a, mask)
+    if skip_forced:
+        play_forced(a, mask)
+
+
+# The same turn for Python callers: on a State, copied first.
 
 def apply(s: State, action: int, rng: np.random.Generator | None = None) -> State:
     """The state after the player takes ``action`` (which must be legal). ``s`` is not changed.
@@ -318,48 +464,23 @@ def apply(s: State, action: int, rng: np.random.Generator | None = None) -> Stat
     The game has no randomness after the shuffle; ``rng`` is accepted for a uniform signature.
     """
     s = s.copy()
-    if action == A_DELVE:
-        s.delve_turns += 1
-        _start_turn(s)
-    elif action == A_RETREAT:
-        s.stage = RETREAT
-        if s.delve_turns == 1:  # possible only when retreat is allowed after one turn
-            _escape(s)
-        else:
-            s.retreat_turns += 1
-            _start_turn(s)
-    elif action == A_DRAW:
-        if s.step == START:
-            s.delve_turns = 1
-            _start_turn(s)
-        elif s.step == BETWEEN_TURNS:
-            s.retreat_turns += 1
-            _start_turn(s)
-        else:
-            _reveal_in_encounter(s)
-    elif action in (A_BERSERK, A_DISARM, A_PICK_LOCK):
-        _move(s, SKILL_FOR_ENCOUNTER[SUIT[s.encounter]], TURN)
-        _end_turn(s, won=True)
-    elif action == A_DISCARD:
-        _discard_from_deck(s, s.pending_discards)
-        if s.stage != OVER:
-            _end_turn(s, won=False)
-    elif action == A_DODGE:
-        _move(s, DODGE_JACK, USED)
-        s.pending_damage = 0
-        _after_damage(s)
-    elif action == A_TAKE_DAMAGE:
-        s.hp = max(0, s.hp - s.pending_damage)
-        s.pending_damage = 0
-        if s.hp == 0:
-            _lose(s, KILLED)
-        else:
-            _after_damage(s)
-    else:
-        # A treasure drop buys off the monster: the fight ends, not won.
-        _move(s, int(DROP_CARDS[action - A_FIRST_DROP]), TURN)
-        _end_turn(s, won=False)
+    take_action(s.data, action)
     return s
+
+
+def legal_mask(s: State) -> np.ndarray:
+    """Which actions the rules allow now (all False once the game is over)."""
+    mask = np.empty(NUM_ACTIONS, dtype=bool)
+    fill_legal_mask(s.data, mask)
+    return mask
+
+
+def play(s: State, action: int, rng: np.random.Generator | None, skip_forced: bool) -> tuple[State, np.ndarray]:
+    """The env's step: ``action``, then (``skip_forced``) every forced move after it; the new state and its mask."""
+    s = s.copy()
+    mask = np.empty(NUM_ACTIONS, dtype=bool)
+    take_turn(s.data, action, skip_forced, mask)
+    return s, mask
 
 
 def determinize(s: State, rng: np.random.Generator) -> State:
@@ -373,7 +494,7 @@ def determinize(s: State, rng: np.random.Generator) -> State:
 def forfeit(s: State) -> State:
     """The game lost by an illegal action."""
     s = s.copy()
-    _lose(s, FORFEITED)
+    lose(s.data, FORFEITED)
     return s
 
 
@@ -387,17 +508,20 @@ def kings_in_hand(s: State) -> int:
     return int(np.sum(s.place[[card(KING, suit) for suit in range(4)]] == HAND))
 
 
+def treasure_points_of(c: int) -> int:
+    """What a card in hand is worth at the end: 10 for a king, face value for a diamond, 6 for the joker."""
+    if c == JOKER:
+        return 6
+    if RANK[c] == KING:
+        return 10
+    if SUIT[c] == DIAMONDS and RANK[c] <= 10:
+        return int(RANK[c])
+    return 0
+
+
 def treasure_points(s: State) -> int:
-    """10 per king, face value per diamond, 6 for the joker, counting the hand."""
-    points = 0
-    for c in np.flatnonzero(s.place == HAND):
-        if c == JOKER:
-            points += 6
-        elif RANK[c] == KING:
-            points += 10
-        elif SUIT[c] == DIAMONDS and RANK[c] <= 10:
-            points += int(RANK[c])
-    return points
+    """The points of the hand."""
+    return sum(treasure_points_of(int(c)) for c in np.flatnonzero(s.place == HAND))
 
 
 def outcome(s: State) -> dict:
@@ -416,10 +540,10 @@ def outcome(s: State) -> dict:
 
 # Per-card places as the player sees them; a card in the deck is unseen (all zeros) unless
 # it is the ace the scroll sent under the deck.
-_SEEN_PLACES = (HAND, TURN, TORCH_ROW, DISCARDS, USED)
+_SEEN_PLACES = np.array([HAND, TURN, TORCH_ROW, DISCARDS, USED], dtype=np.int64)
 _RANKS_SEEN = np.arange(1, 14)
 OBSERVATION_FIELDS = (
-    [("card_" + card_code(c) + "_" + PLACE_NAMES[p], 1) for c in DECK_CARDS for p in _SEEN_PLACES]
+    [("card_" + card_code(c) + "_" + PLACE_NAMES[int(p)], 1) for c in DECK_CARDS for p in _SEEN_PLACES]
     + [("known_ace_under_deck", 1)]
     + [("stage_" + n, 1) for n in STAGE_NAMES]
     + [("step_" + n, 1) for n in STEP_NAMES]
@@ -435,39 +559,57 @@ OBSERVATION_SIZE = len(OBSERVATION_FIELDS)
 OBSERVATION_LOW = np.zeros(OBSERVATION_SIZE, dtype=np.float32)
 OBSERVATION_HIGH = np.array([high for _, high in OBSERVATION_FIELDS], dtype=np.float32)
 _CARD_BLOCK = len(DECK_CARDS) * len(_SEEN_PLACES)
-# Row p of this table is the five seen-place flags of a card in place p.
-_PLACE_FLAGS = np.array([[p == seen for seen in _SEEN_PLACES] for p in range(len(PLACE_NAMES))], dtype=np.float32)
-_DECK_RANKS = RANK[DECK_CARDS]
-_DECK_ACES = _DECK_RANKS == ACE
-# Column r-1 marks the deck cards of rank r; the joker's column is last.
-_RANK_COLUMNS = np.array([[rank == r for r in range(1, 14)] + [c == JOKER] for c, rank in zip(DECK_CARDS, _DECK_RANKS)],
-                         dtype=np.float32)
+_UNSEEN_AT = _CARD_BLOCK + 9 + 13  # unseen_rank_1 ... unseen_rank_13, then unseen_joker
+
+
+_DECK_CARDS = DECK_CARDS.astype(np.int64)
+
+
+@compiled
+def fill_observation(a, obs):
+    """``obs`` set to the observation of game ``a``: where every seen card is, the counters, and the counts of
+    unseen cards."""
+    obs[:] = 0
+    scroll_used = a[AT_SCROLL_USED]
+    known_ace = False
+    for k in range(NUM_DECK_CARDS):
+        c = _DECK_CARDS[k]
+        place = a[AT_PLACE + c]
+        if place == DECK:
+            if scroll_used and _RANK[c] == ACE:
+                known_ace = True  # after the scroll the only ace left in the deck is the one the player saw go under
+            else:
+                obs[_UNSEEN_AT + (13 if c == JOKER else _RANK[c] - 1)] += 1
+        else:
+            for flag in range(len(_SEEN_PLACES)):
+                obs[k * len(_SEEN_PLACES) + flag] = place == _SEEN_PLACES[flag]
+    i = _CARD_BLOCK
+    obs[i] = known_ace
+    obs[i + 1 + a[AT_STAGE]] = 1
+    obs[i + 4 + a[AT_STEP]] = 1
+    i += 9
+    retreat_left = a[AT_DELVE_TURNS] - 1 - a[AT_RETREAT_TURNS] if a[AT_STAGE] == RETREAT else 0
+    encounter = a[AT_ENCOUNTER]
+    suit = _SUIT[encounter] if encounter >= 0 else -1
+    obs[i] = a[AT_HP]
+    obs[i + 1] = a[AT_TORCHES]
+    obs[i + 2] = scroll_used
+    obs[i + 3] = a[AT_DELVE_TURNS]
+    obs[i + 4] = a[AT_RETREAT_TURNS]
+    obs[i + 5] = max(0, retreat_left)
+    obs[i + 6] = suit == SPADES
+    obs[i + 7] = suit == DIAMONDS
+    obs[i + 8] = suit == CLUBS
+    obs[i + 9] = _RANK[encounter] if encounter >= 0 else 0
+    obs[i + 10] = a[AT_PENDING_DAMAGE]
+    obs[i + 11] = a[AT_PENDING_DISCARDS]
+    obs[i + 12] = a[AT_END] - a[AT_TOP]
 
 
 def observe(s: State) -> np.ndarray:
-    """The flat observation: where every seen card is, the counters, and the counts of unseen cards."""
-    obs = np.zeros(OBSERVATION_SIZE, dtype=np.float32)
-    places = s.place[DECK_CARDS]
-    obs[:_CARD_BLOCK] = _PLACE_FLAGS[places].ravel()
-    in_deck = places == DECK
-    # After the scroll the only ace left in the deck is the one the player saw go under it.
-    known_ace = s.scroll_used and bool(np.any(in_deck & _DECK_ACES))
-    unseen = in_deck & ~_DECK_ACES if s.scroll_used else in_deck
-    i = _CARD_BLOCK
-    obs[i] = known_ace
-    obs[i + 1 + s.stage] = 1
-    obs[i + 4 + s.step] = 1
-    i += 9
-    retreat_left = s.delve_turns - 1 - s.retreat_turns if s.stage == RETREAT else 0
-    encounter_suit = SUIT[s.encounter] if s.encounter >= 0 else -1
-    obs[i:i + 13] = (
-        s.hp, s.torches, s.scroll_used, s.delve_turns, s.retreat_turns, max(0, retreat_left),
-        encounter_suit == SPADES, encounter_suit == DIAMONDS, encounter_suit == CLUBS,
-        RANK[s.encounter] if s.encounter >= 0 else 0,
-        s.pending_damage, s.pending_discards, deck_size(s),
-    )
-    i += 13
-    obs[i:i + 14] = unseen @ _RANK_COLUMNS
+    """The flat observation (``OBSERVATION_FIELDS`` names every entry)."""
+    obs = np.empty(OBSERVATION_SIZE, dtype=np.float32)
+    fill_observation(s.data, obs)
     return obs
 
 
@@ -493,3 +635,34 @@ def describe(s: State) -> dict:
         "result": RESULT_NAMES[s.result],
     }
 OBSERVATION_INDEX = {name: i for i, (name, _) in enumerate(OBSERVATION_FIELDS)}
+
+
+# ---------------------------------------------------------------- many games at once (the vector env)
+# The same compiled functions over ``data`` (N, State.SIZE), a row per game; ``rows`` (N bools) picks the games.
+
+@compiled
+def take_actions(data, actions, rows):
+    for i in range(data.shape[0]):
+        if rows[i]:
+            take_action(data[i], actions[i])
+
+
+@compiled
+def play_forced_rows(data, rows):
+    mask = np.empty(NUM_ACTIONS, dtype=np.bool_)
+    for i in range(data.shape[0]):
+        if rows[i]:
+            fill_legal_mask(data[i], mask)
+            play_forced(data[i], mask)
+
+
+@compiled
+def fill_legal_masks(data, masks):
+    for i in range(data.shape[0]):
+        fill_legal_mask(data[i], masks[i])
+
+
+@compiled
+def fill_observations(data, observations):
+    for i in range(data.shape[0]):
+        fill_observation(data[i], observations[i])

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.cards import shuffled
 from ..core.vector import TabletopVectorEnv
 from . import rules
 from .env import RoyalAssassinEnv
@@ -31,7 +30,9 @@ class Games:
             row = b.data[i]
             while True:  # about one deal in two million never ends setup
                 row[:] = table
-                row[AT_DECK:AT_DECK + rules.NUM_CARDS] = shuffled(_CARDS, rngs[i])
+                deck = _CARDS.copy()  # already in card-id order, as ``shuffled`` sorts it before the shuffle
+                rngs[i].shuffle(deck)
+                row[AT_DECK:AT_DECK + rules.NUM_CARDS] = deck
                 if rules.set_up(row):
                     break
 
