@@ -13,3 +13,16 @@ import numba
 def compiled(function):
     """``function`` compiled with numba (no Python objects inside: numbers and numpy arrays only)."""
     return numba.njit(cache=True)(function)
+
+
+@compiled
+def only_action(mask):
+    """The one legal action of ``mask``, or -1 when there are none or several: a forced move, for every game's
+    compiled ``play_forced``."""
+    only = -1
+    for action in range(mask.shape[0]):
+        if mask[action]:
+            if only >= 0:
+                return -1
+            only = action
+    return only

@@ -139,6 +139,46 @@ class BatchRows:
         return getattr(self._batch, name)[self.rows]
 
 
+class CompiledGames:
+    """The batched side of ``TabletopVectorEnv`` for a game whose rules are compiled: a ``Batch`` of its ``FlatState``
+    holds ``data`` (N, State.SIZE), a game per row, and each call runs the rules' compiled loop over the rows.
+    A game's subclass names its ``rules``, where a game's progress lies in a row (``over_at``: the phase that is
+    ``rules.OVER`` once the game ends) and its compiled ``end_game(a, result)``; it adds ``deal`` and ``outcome``."""
+
+    rules: Any
+    over_at: int
+    end_game: Any
+
+    @classmethod
+    def apply(cls, b, actions, rows, rngs=None) -> None:
+        cls.rules.take_actions(b.data, actions, rows)
+
+    @classmethod
+    def play_forced(cls, b, rows, rngs=None) -> None:
+        cls.rules.play_forced_rows(b.data, rows)
+
+    @classmethod
+    def legal_masks(cls, b) -> np.ndarray:
+        masks = np.empty((len(b.data), cls.rules.NUM_ACTIONS), dtype=bool)
+        cls.rules.fill_legal_masks(b.data, masks)
+        return masks
+
+    @classmethod
+    def observe(cls, b) -> np.ndarray:
+        observations = np.empty((len(b.data), cls.rules.OBSERVATION_SIZE), dtype=np.float32)
+        cls.rules.fill_observations(b.data, observations)
+        return observations
+
+    @classmethod
+    def is_over(cls, b) -> np.ndarray:
+        return b.data[:, cls.over_at] == cls.rules.OVER
+
+    @classmethod
+    def forfeit(cls, b, rows) -> None:
+        for i in np.flatnonzero(rows):  # rare: illegal actions only
+            cls.end_game(b.data[i], cls.rules.FORFEITED)
+
+
 class TabletopVectorEnv(VectorEnv):
     """N games of one solitaire, stepped together on batched state.
 

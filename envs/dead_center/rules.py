@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.cards import IS_RED, JOKERS, NUM_CARD_IDS, RANK, SUIT, card_code, parse_deck, shuffled
-from ..core.compiled import compiled
+from ..core.compiled import compiled, only_action
 from ..core.state import FlatState, lay_out
 
 JACK, QUEEN, KING = 11, 12, 13
@@ -223,7 +223,7 @@ def _kill_offered(a, pile):
 
 
 @compiled
-def _end(a, result):
+def end_game(a, result):
     a[AT_RESULT] = result
     a[AT_PHASE] = OVER
 
@@ -233,7 +233,7 @@ def _draw(a):
     """Step 2 begins: the top card is drawn and shown. An empty pile, or a card no pile takes, loses."""
     top = a[AT_TOP]
     if top == a[AT_END]:
-        _end(a, DECK_EMPTY)
+        end_game(a, DECK_EMPTY)
         return
     card = a[AT_DECK + top]
     a[AT_TOP] = top + 1
@@ -243,7 +243,7 @@ def _draw(a):
         if ACCEPTS[card, a[AT_PILE_TOP + pile]]:
             a[AT_PHASE] = PLAY
             return
-    _end(a, UNPLAYABLE)
+    end_game(a, UNPLAYABLE)
 
 
 @compiled
@@ -286,7 +286,7 @@ def _kill(a, slot):
     a[AT_KILLS] += 1
     if a[AT_KILLS] == NUM_SLOTS:
         a[AT_PLAYED] = -1
-        _end(a, WON)
+        end_game(a, WON)
     else:
         a[AT_TURN] += 1
         _start_turn(a)
@@ -322,26 +322,14 @@ def fill_legal_mask(a, mask):
 
 
 @compiled
-def _only_action(mask):
-    """The one legal action of ``mask``, or -1 when there are none or several."""
-    only = -1
-    for action in range(mask.shape[0]):
-        if mask[action]:
-            if only >= 0:
-                return -1
-            only = action
-    return only
-
-
-@compiled
 def play_forced(a, mask):
     """Every move the player has no choice in, until a real decision or the end; ``mask`` holds the state's legal
     actions on the way in and is kept up to date."""
-    action = _only_action(mask)
+    action = only_action(mask)
     while action >= 0:
         take_action(a, action)
         fill_legal_mask(a, mask)
-        action = _only_action(mask)
+        action = only_action(mask)
 
 
 @compiled
@@ -403,7 +391,7 @@ def determinize(s: State, rng: np.random.Generator) -> State:
 def forfeit(s: State) -> State:
     """The game lost by an illegal action."""
     s = s.copy()
-    _end(s.data, FORFEITED)
+    end_game(s.data, FORFEITED)
     return s
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.vector import TabletopVectorEnv
+from ..core.vector import CompiledGames, TabletopVectorEnv
 from . import rules
 from .env import DeadCenterEnv
 from .rules import AT_DECK, AT_END, AT_KILLS, AT_PHASE, AT_PILE_TOP, AT_PLACE, AT_RESULT, AT_SLOT_CARD, AT_TOP, AT_TURN
@@ -15,9 +15,13 @@ _RESULT_NAMES = np.array(rules.RESULT_NAMES)
 _DEALT_PLACES = np.array([*range(rules.NUM_PILES)] + [rules.DECK] * rules.MAX_DECK)
 
 
-class Games:
-    """The batched side of ``TabletopVectorEnv`` for Dead Center: a ``Batch`` of ``rules.State`` holds ``data``
-    (N, State.SIZE), a game per row, and ``jokers`` (N,); each call runs the rules' compiled loop over its rows."""
+class Games(CompiledGames):
+    """The batched side of ``TabletopVectorEnv`` for Dead Center (see ``CompiledGames``); a ``Batch`` of its states
+    also holds ``jokers`` (N,), which the observation shows."""
+
+    rules = rules
+    over_at = AT_PHASE
+    end_game = staticmethod(rules.end_game)
 
     @staticmethod
     def deal(b, rows, rngs, options) -> None:
@@ -39,34 +43,11 @@ class Games:
         data[rows, AT_DECK:AT_DECK + dealt - rules.NUM_PILES] = numbers[:, rules.NUM_PILES:]
         data[rows[:, None], AT_PLACE + numbers] = _DEALT_PLACES[:dealt]
 
-    @staticmethod
-    def apply(b, actions, rows, rngs=None) -> None:
-        rules.take_actions(b.data, actions, rows)
-
-    @staticmethod
-    def play_forced(b, rows, rngs=None) -> None:
-        rules.play_forced_rows(b.data, rows)
-
-    @staticmethod
-    def legal_masks(b) -> np.ndarray:
-        masks = np.empty((len(b.data), rules.NUM_ACTIONS), dtype=bool)
-        rules.fill_legal_masks(b.data, masks)
-        return masks
-
-    @staticmethod
-    def observe(b) -> np.ndarray:
+    @classmethod
+    def observe(cls, b) -> np.ndarray:
         observations = np.empty((len(b.data), rules.OBSERVATION_SIZE), dtype=np.float32)
         rules.fill_observations(b.data, b.jokers, observations)
         return observations
-
-    @staticmethod
-    def is_over(b) -> np.ndarray:
-        return b.data[:, AT_PHASE] == rules.OVER
-
-    @staticmethod
-    def forfeit(b, rows) -> None:
-        b.data[rows, AT_RESULT] = rules.FORFEITED
-        b.data[rows, AT_PHASE] = rules.OVER
 
     @staticmethod
     def outcome(b, rows) -> dict:

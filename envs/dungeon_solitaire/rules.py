@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.cards import JOKERS, RANK, SUIT, card, card_code, parse_deck, shuffled
-from ..core.compiled import compiled
+from ..core.compiled import compiled, only_action
 from ..core.state import FlatState, lay_out
 
 SPADES, HEARTS, DIAMONDS, CLUBS = range(4)
@@ -424,26 +424,14 @@ def take_action(a, action):
 
 
 @compiled
-def _only_action(mask):
-    """The one legal action of ``mask``, or -1 when there are none or several."""
-    only = -1
-    for action in range(mask.shape[0]):
-        if mask[action]:
-            if only >= 0:
-                return -1
-            only = action
-    return only
-
-
-@compiled
 def play_forced(a, mask):
     """Every move the player has no choice in, until a real decision or the end; ``mask`` holds the state's legal
     actions on the way in and is kept up to date."""
-    action = _only_action(mask)
+    action = only_action(mask)
     while action >= 0:
         take_action(a, action)
         fill_legal_mask(a, mask)
-        action = _only_action(mask)
+        action = only_action(mask)
 
 
 @compiled

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.vector import TabletopVectorEnv
+from ..core.vector import CompiledGames, TabletopVectorEnv
 from . import rules
 from .env import DungeonSolitaireEnv
 from .rules import AT_DECK, AT_PLACE, AT_RESULT, AT_STAGE, HAND
@@ -14,9 +14,12 @@ _KINGS = np.array([rules.card(rules.KING, suit) for suit in range(4)])
 _POINTS = np.array([rules.treasure_points_of(c) for c in range(rules.NUM_CARD_IDS)], dtype=np.float64)
 
 
-class Games:
-    """The batched side of ``TabletopVectorEnv`` for Dungeon Solitaire: a ``Batch`` of ``rules.State`` holds
-    ``data`` (N, State.SIZE), a game per row; each call runs the rules' compiled loop over its rows."""
+class Games(CompiledGames):
+    """The batched side of ``TabletopVectorEnv`` for Dungeon Solitaire (see ``CompiledGames``)."""
+
+    rules = rules
+    over_at = AT_STAGE
+    end_game = staticmethod(rules.lose)
 
     @staticmethod
     def deal(b, rows, rngs, options) -> None:
@@ -28,35 +31,6 @@ class Games:
             deck = rules.DECK_CARDS.astype(np.int64)  # sorted, as ``shuffled`` sorts before the shuffle
             rngs[i].shuffle(deck)
             b.data[i, AT_DECK:AT_DECK + rules.NUM_DECK_CARDS] = deck
-
-    @staticmethod
-    def apply(b, actions, rows, rngs=None) -> None:
-        rules.take_actions(b.data, actions, rows)
-
-    @staticmethod
-    def play_forced(b, rows, rngs=None) -> None:
-        rules.play_forced_rows(b.data, rows)
-
-    @staticmethod
-    def legal_masks(b) -> np.ndarray:
-        masks = np.empty((len(b.data), rules.NUM_ACTIONS), dtype=bool)
-        rules.fill_legal_masks(b.data, masks)
-        return masks
-
-    @staticmethod
-    def observe(b) -> np.ndarray:
-        observations = np.empty((len(b.data), rules.OBSERVATION_SIZE), dtype=np.float32)
-        rules.fill_observations(b.data, observations)
-        return observations
-
-    @staticmethod
-    def is_over(b) -> np.ndarray:
-        return b.data[:, AT_STAGE] == rules.OVER
-
-    @staticmethod
-    def forfeit(b, rows) -> None:
-        for i in np.flatnonzero(rows):
-            rules.lose(b.data[i], rules.FORFEITED)
 
     @staticmethod
     def outcome(b, rows) -> dict:

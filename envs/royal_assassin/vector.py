@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.vector import TabletopVectorEnv
+from ..core.vector import CompiledGames, TabletopVectorEnv
 from . import rules
 from .env import RoyalAssassinEnv
 from .rules import AT_DECISION, AT_DECK, AT_PLACE, AT_RESULT, AT_TOP
@@ -14,9 +14,12 @@ _FACE_PLACES = AT_PLACE + rules.FACE_CARDS.astype(np.intp)  # where the face car
 _CARDS = np.arange(rules.NUM_CARDS)
 
 
-class Games:
-    """The batched side of ``TabletopVectorEnv`` for Royal Assassin: a ``Batch`` of ``rules.State`` holds ``data``
-    (N, State.SIZE), a game per row; each call runs the rules' compiled loop over its rows."""
+class Games(CompiledGames):
+    """The batched side of ``TabletopVectorEnv`` for Royal Assassin (see ``CompiledGames``)."""
+
+    rules = rules
+    over_at = AT_DECISION
+    end_game = staticmethod(rules.end_game)
 
     @staticmethod
     def deal(b, rows, rngs, options) -> None:
@@ -35,35 +38,6 @@ class Games:
                 row[AT_DECK:AT_DECK + rules.NUM_CARDS] = deck
                 if rules.set_up(row):
                     break
-
-    @staticmethod
-    def apply(b, actions, rows, rngs=None) -> None:
-        rules.take_actions(b.data, actions, rows)
-
-    @staticmethod
-    def play_forced(b, rows, rngs=None) -> None:
-        rules.play_forced_rows(b.data, rows)
-
-    @staticmethod
-    def legal_masks(b) -> np.ndarray:
-        masks = np.empty((len(b.data), rules.NUM_ACTIONS), dtype=bool)
-        rules.fill_legal_masks(b.data, masks)
-        return masks
-
-    @staticmethod
-    def observe(b) -> np.ndarray:
-        observations = np.empty((len(b.data), rules.OBSERVATION_SIZE), dtype=np.float32)
-        rules.fill_observations(b.data, observations)
-        return observations
-
-    @staticmethod
-    def is_over(b) -> np.ndarray:
-        return b.data[:, AT_DECISION] == rules.OVER
-
-    @staticmethod
-    def forfeit(b, rows) -> None:
-        for i in np.flatnonzero(rows):
-            rules.end_game(b.data[i], rules.FORFEITED)
 
     @staticmethod
     def outcome(b, rows) -> dict:
