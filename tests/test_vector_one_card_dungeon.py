@@ -6,8 +6,11 @@ every game) with the game's own options: fixed rolls and a start level (reset op
 the full state of every game must agree after every step. Random play rarely clears a level, so some runs raise the
 adventurer's skills at the start of every game (in both envs alike) and attack whenever they can; the rare branches
 (tiers of monster movement, level-ups, wins, truncations, dice running out mid-turn...) are counted and required.
-A second test sets random tables by hand and checks every legal action of each against ``rules.apply``.
+A second test sets random tables by hand and checks every legal action of each, played by the vector env's compiled
+loops, against ``rules.apply`` on one game.
 """
+
+import copy
 
 from collections import Counter
 
@@ -16,9 +19,9 @@ import pytest
 from helpers import SideBySide, random_actions
 
 from tabletop_gym.envs.core.vector import Batch
-from tabletop_gym.envs.one_card_dungeon import batch, rules
+from tabletop_gym.envs.one_card_dungeon import rules
 from tabletop_gym.envs.one_card_dungeon.levels import MAX_MONSTERS, NUM_LEVELS
-from tabletop_gym.envs.one_card_dungeon.vector import OneCardDungeonVectorEnv
+from tabletop_gym.envs.one_card_dungeon.vector import BANK_SIZE, Games, OneCardDungeonVectorEnv
 
 
 def attack_first(rng, masks):
@@ -91,10 +94,13 @@ def count_decision(counts, single, action):
 
 @pytest.fixture
 def counts(monkeypatch):
-    """Counts the rare branches the single envs' rules take (the vector env must take the same ones). The vector
-    env's own deals (one game dealt by the scalar rules with a stand-in generator) are not counted."""
+    """Counts the rare branches the single envs' games take (the vector env must take the same ones). Each step of
+    a single env (``rules.play``: an action and the forced moves after it, one compiled call) is replayed first one
+    action at a time on a copy, with a copy of its generator, to see which tier moves each monster and where each
+    turn's dice come from. The vector env's own deals (one game dealt by the rules with a stand-in generator) are
+    not counted."""
     tally = Counter()
-    destination, roll, deal = rules.monster_destination, rules._roll, OneCardDungeonVectorEnv._deal
+    play, new_game, deal = rules.play, rules.new_game, OneCardDungeonVectorEnv._deal
     dealing = []
 
     def flagged_deal(self, *args):
@@ -104,20 +110,44 @@ def counts(monkeypatch):
         finally:
             dealing.pop()
 
-    def counted_destination(s, k):
-        tally["monster_tier_%d" % monster_tier(s, k)] += 1
-        return destination(s, k)
-
-    def counted_roll(s, rng):
-        left = s.fixed_rolls - s.next_roll
+    def counted_new_game(rng, *args, **kwargs):
+        s = new_game(rng, *args, **kwargs)
         if not dealing:
-            tally["fixed_rolls_run_out_mid_turn" if 0 < left < 3 else "fixed_roll" if left else "generator_roll"] += 1
-        roll(s, rng)
+            count_roll(tally, s.fixed_rolls)
+        return s
 
-    monkeypatch.setattr(rules, "monster_destination", counted_destination)
-    monkeypatch.setattr(rules, "_roll", counted_roll)
+    def counted_play(s, action, rng, skip_forced):
+        replay, dice, move = s, copy.deepcopy(rng), action
+        while True:
+            replay = count_action(tally, replay, move, dice)
+            mask = rules.legal_mask(replay)
+            if not skip_forced or mask.sum() != 1:
+                break
+            move = int(mask.argmax())
+        return play(s, action, rng, skip_forced)
+
+    monkeypatch.setattr(rules, "play", counted_play)
+    monkeypatch.setattr(rules, "new_game", counted_new_game)
     monkeypatch.setattr(OneCardDungeonVectorEnv, "_deal", flagged_deal)
     return tally
+
+
+def count_roll(tally, left):
+    """Tally a turn's dice by the fixed rolls ``left`` when it began."""
+    tally["fixed_rolls_run_out_mid_turn" if 0 < left < 3 else "fixed_roll" if left else "generator_roll"] += 1
+
+
+def count_action(tally, s, action, rng):
+    """Tally the monsters' tiers of an end of turn and the dice of a turn begun; the state after ``action``."""
+    if action == rules.A_END_TURN:
+        moved = s.copy()
+        for k in rules.monster_order(moved):
+            tally["monster_tier_%d" % monster_tier(moved, k)] += 1
+            moved.monster_pos[k] = rules.monster_destination(moved, k)
+    after = rules.apply(s, action, rng)
+    if after.turn > s.turn:
+        count_roll(tally, s.fixed_rolls - s.next_roll)
+    return after
 
 
 def monster_tier(s, k):
@@ -233,19 +263,19 @@ def test_every_legal_action_on_random_tables_agrees_with_the_rules():
     tables = [random_table(rng) for _ in range(600)]
     b = Batch(tables[0], len(tables))
     b.put_many(np.arange(len(tables)), tables)
-    masks = batch.legal_masks(b)
+    masks = Games.legal_masks(b)
     assert np.array_equal(masks, [rules.legal_mask(s) for s in tables])
-    assert np.array_equal(batch.observe(b), [rules.observe(s) for s in tables])
+    assert np.array_equal(Games.observe(b), [rules.observe(s) for s in tables])
     # Every legal action of every table, each from a copy of its table with its own generator.
     table, action = np.nonzero(masks)
     plays = Batch(tables[0], len(table))
     plays.put_many(np.arange(len(table)), [tables[t] for t in table])
     rngs = [np.random.default_rng(int(t)) for t in table]
-    batch.apply(plays, action, np.ones(len(table), dtype=bool), rngs)
+    Games.apply(plays, action, np.ones(len(table), dtype=bool), rngs)
     for i, (t, a) in enumerate(zip(table.tolist(), action.tolist())):
         expected = rules.apply(tables[t], a, np.random.default_rng(t))
         assert plays.take(i).equals(expected), (rules.ACTION_NAMES[a], tables[t])
-    assert np.array_equal(batch.legal_masks(plays), [rules.legal_mask(plays.take(i)) for i in range(len(table))])
+    assert np.array_equal(Games.legal_masks(plays), [rules.legal_mask(plays.take(i)) for i in range(len(table))])
     tiers = Counter(monster_tier(s, k) for s in tables for k in range(MAX_MONSTERS) if s.monster_pos[k] >= 0)
     assert all(tiers[tier] for tier in (1, 2, 3)), tiers
 
@@ -253,7 +283,7 @@ def test_every_legal_action_on_random_tables_agrees_with_the_rules():
 # ------------------------------------------------------------------ dice drawn ahead
 
 def test_dice_drawn_ahead_are_each_games_own_through_long_games_reseeds_and_refused_resets():
-    """The vector env asks each game's generator for many turns of dice at once (``batch._from_generators``): the
+    """The vector env asks each game's generator for many turns of dice at once (``vector.DiceBank``): the
     dice must still be the single env's, turn after turn (past one batch of dice), after some games are reseeded,
     and after a reset refused for a bad option (which keeps the generators)."""
     both = SideBySide("Tabletop/OneCardDungeon-v0", 8, 5, max_turns=400)
@@ -276,29 +306,44 @@ def test_dice_drawn_ahead_are_each_games_own_through_long_games_reseeds_and_refu
             for i in np.flatnonzero(again):
                 both._agree(i, *both.singles[i].reset(seed=50 + int(i)))
                 both.starting_over[i] = False
-    assert longest > batch._BANK_SIZE // 3  # some game rolled more turns than one batch of dice holds
+    assert longest > BANK_SIZE // 3  # some game rolled more turns than one batch of dice holds
 
 
-def test_forced_actions_agree_with_the_legal_masks():
-    """``batch._forced_actions`` (what ``play_forced`` asks, without the whole mask) is the one legal action where
-    there is one: on random tables, and through boosted play (every decision returned) at low and high skill caps."""
-    def check(b):
-        masks = batch.legal_masks(b)
-        only = np.where(masks.sum(axis=1) == 1, masks.argmax(axis=1), -1)
-        assert np.array_equal(batch._forced_actions(b, np.arange(b.n)), only)
-        forced.update(only[only >= 0].tolist())
-
+def test_forced_moves_leave_every_game_at_a_decision_or_its_end():
+    """``rules.continue_rows`` (what the vector env plays after each action with ``skip_forced``) stops exactly where
+    a game has a choice or is over, pays the dice of the turns it begins from each game's bank, and plays only the
+    rows it is given: on random tables, and through boosted play (every decision returned) at low and high skill
+    caps."""
     forced = Counter()
+
+    def check(b, rngs):
+        data = b.data.copy()
+        rows = np.random.default_rng(len(forced)).random(len(data)) < 0.7
+        masks = Games.legal_masks(b)
+        played = Batch(b.take(0), len(data))
+        played.put_many(np.arange(len(data)), [b.take(i) for i in range(len(data))])
+        Games.play_forced(played, rows, [copy.deepcopy(rng) for rng in rngs])
+        after = Games.legal_masks(played)
+        assert not (after[rows].sum(axis=1) == 1).any()
+        assert np.array_equal(played.data[~rows], data[~rows])
+        for i in np.flatnonzero(rows):
+            if masks[i].sum() == 1:  # the forced moves of one game, played one at a time by the rules
+                forced[int(masks[i].argmax())] += 1
+                s, rng = b.take(i), copy.deepcopy(rngs[i])
+                while rules.legal_mask(s).sum() == 1:
+                    s = rules.apply(s, int(rules.legal_mask(s).argmax()), rng)
+                assert np.array_equal(played.data[i], s.data)
+
     rng = np.random.default_rng(1)
     tables = [random_table(rng) for _ in range(600)]
     b = Batch(tables[0], len(tables))
     b.put_many(np.arange(len(tables)), tables)
-    check(b)
+    check(b, [np.random.default_rng(i) for i in range(len(tables))])
     for seed, cap in ((0, 2), (1, 6)):
         both = SideBySide("Tabletop/OneCardDungeon-v0", 64, seed, skip_forced=False, skill_cap=cap)
         for i, single in enumerate(both.singles):
             boost(both.vector, single, i)
         for _ in range(100):
             both.step(attack_first(rng, both.masks))
-            check(both.vector.unwrapped.state)
+            check(both.vector.unwrapped.state, both.vector.unwrapped._rngs)
     assert forced[rules.A_ASSIGN] and forced[rules.A_END_TURN] and forced[rules.A_HEAL]

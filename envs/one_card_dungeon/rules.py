@@ -1,26 +1,36 @@
 """One Card Dungeon (Barny Skinner), the rules as pure functions.
 
-Hold this file next to RULES.md: each section there has a section here. The state is a ``State`` of
-numbers and fixed-shape numpy arrays; ``apply`` copies it and returns the next one. No Gymnasium here:
-the env, agents and benchmarks only call these functions.
+Hold this file next to RULES.md: each section there has a section here. A game's state is a ``State``: one flat
+integer array (``s.data``) with a named view per part (``s.pos``, ``s.monster_pos``...), beside it the fixed die
+results (``s.rolls``). The turn itself (``take_action``, ``fill_legal_mask``, ``fill_observation``, the monsters'
+movement) is written once, as functions compiled with numba over that array; the single env calls them on one
+game, the vector env through the loops at the end of this file on a row per game. ``apply`` copies the state and
+returns the next. No Gymnasium here: the env, agents and benchmarks only call these functions. With
+``NUMBA_DISABLE_JIT=1`` the same functions run as plain Python.
 
-Tiles are numbered ``row * 5 + col`` (row-major), so ordering tiles by number is ordering them by
-(row, col). Sets of tiles are Python ints used as 25-bit masks (bit ``t`` = tile ``t``). Everything that
-depends only on the walls (ranges, which tiles each corner-to-corner sight line touches) is computed
-once at import, per card position; monsters are checked against it at run time.
+Tiles are numbered ``row * 5 + col`` (row-major), so ordering tiles by number is ordering them by (row, col). Sets
+of tiles are integers used as 25-bit masks (bit ``t`` = tile ``t``). Everything that depends only on the walls
+(ranges, which tiles each corner-to-corner sight line touches) is computed once at import, per card position;
+monsters are checked against it at run time.
+
+Dice: compiled code draws nothing. A turn begun takes its dice from the fixed rolls while any are left; the rest
+are owed (``dice_owed``) and paid from a *bank* of dice drawn in Python from the game's own generator, exactly the
+numbers ``rng.integers(1, 7, size=owed)`` gives, so every seed rolls what it always rolled. A compiled step that
+finds its bank short stops, and is resumed once the bank is filled.
 """
 
 from __future__ import annotations
 
-import heapq
 from functools import lru_cache
 
 import numpy as np
 
-from ..core.state import ArrayState
+from ..core.compiled import compiled, only_action
+from ..core.state import FlatState, lay_out
 from .levels import ADVENTURER_START, LEVELS, MAX_MONSTERS, MONSTERS, NUM_LEVELS, SIZE
 
 NUM_TILES = SIZE * SIZE
+ALL_TILES = (1 << NUM_TILES) - 1
 FAR = 99  # the cost of a tile that cannot be reached
 MAX_HEALTH = ADVENTURER_START["max_health"]
 DIE_FACES = 6
@@ -32,6 +42,12 @@ def tile(row: int, col: int) -> int:
 
 def row_col(t: int) -> tuple[int, int]:
     return divmod(t, SIZE)
+
+
+def _plain(function):
+    """A compiled function as the Python it is written in: what the tables built at import call, so that importing
+    this module compiles nothing."""
+    return getattr(function, "py_func", function)
 
 
 # ---------------------------------------------------------------- the card
@@ -52,47 +68,85 @@ LEVEL_OTHER_STAIR = [0] + [tile(*lv.other_stair) for lv in LEVELS]
 # Monster slots are the level's start tiles in row-major order.
 LEVEL_MONSTER_STARTS = [()] + [tuple(sorted(tile(r, c) for r, c in lv.monster_starts)) for lv in LEVELS]
 
+# The same as arrays indexed by level (row 0 unused), for the compiled functions.
+_LAYOUT = np.array([0] + LAYOUT_OF_LEVEL[1:], dtype=np.int64)
+_WALLS = np.array(WALLS, dtype=np.int64)
+_START = np.array(LEVEL_START, dtype=np.int64)
+_MONSTER_HP, _MONSTER_SPEED, _MONSTER_ATTACK, _MONSTER_DEFENSE, _MONSTER_RANGE = (
+    np.array([0] + [getattr(LEVEL_MONSTER[level], stat) for level in range(1, NUM_LEVELS + 1)], dtype=np.int64)
+    for stat in ("hp", "speed", "attack", "defense", "range"))
+# Each level's monster slots: their start tiles (-1 for a slot the level lacks) and health.
+_SLOT_START = np.full((NUM_LEVELS + 1, MAX_MONSTERS), -1, dtype=np.int64)
+_SLOT_HP = np.zeros((NUM_LEVELS + 1, MAX_MONSTERS), dtype=np.int64)
+for _level in range(1, NUM_LEVELS + 1):
+    _starts = LEVEL_MONSTER_STARTS[_level]
+    _SLOT_START[_level, :len(_starts)] = _starts
+    _SLOT_HP[_level, :len(_starts)] = _MONSTER_HP[_level]
+
 
 # ---------------------------------------------------------------- geometry: step costs and range
 
 ORTHOGONAL_STEP, DIAGONAL_STEP = 2, 3
-NEIGHBOURS = tuple(
-    tuple((tile(r + dr, c + dc), DIAGONAL_STEP if dr and dc else ORTHOGONAL_STEP)
-          for dr in (-1, 0, 1) for dc in (-1, 0, 1)
-          if (dr or dc) and 0 <= r + dr < SIZE and 0 <= c + dc < SIZE)
-    for r in range(SIZE) for c in range(SIZE)
-)
+_NOT_FIRST_COLUMN = sum(1 << t for t in range(NUM_TILES) if t % SIZE)
+_NOT_LAST_COLUMN = sum(1 << t for t in range(NUM_TILES) if t % SIZE != SIZE - 1)
+# 2 is a primitive root modulo 37, so the 25 one-bit masks leave 25 different remainders: a bit's tile by lookup.
+_TILE_OF_BIT = np.zeros(37, dtype=np.int64)
+for _t in range(NUM_TILES):
+    _TILE_OF_BIT[(1 << _t) % 37] = _t
+
+
+@compiled
+def fill_path_costs(source, blocked, cost):
+    """``cost[t]``: the cheapest path cost from ``source`` to tile t (FAR if none), never entering ``blocked``.
+
+    Steps cost 2 orthogonally and 3 diagonally. A step needs only its destination to be enterable: diagonal steps
+    past a wall's corner, or between two blocked orthogonal neighbours, are allowed. So the tiles first reached at
+    cost c are the free ones one orthogonal step from those first reached at c - 2 or one diagonal step from those
+    at c - 3; a diagonal step is a step up or down, then one sideways."""
+    for t in range(NUM_TILES):
+        cost[t] = FAR
+    cost[source] = 0
+    free = ALL_TILES & ~(blocked | (1 << source))
+    back1, back2 = 1 << source, 0  # the tiles first reached at cost c - 1, c - 2
+    # The tiles a step up or down from those first reached at cost c - 1, c - 2, c - 3.
+    up_down1, up_down2, up_down3 = ALL_TILES & ((back1 << SIZE) | (back1 >> SIZE)), 0, 0
+    c, idle = 0, 0
+    while idle < DIAGONAL_STEP:  # three costs in a row reach nothing: nothing is left to step from
+        c += 1
+        sideways = back2 | up_down3
+        new = free & (up_down2 | ((sideways << 1) & _NOT_FIRST_COLUMN) | ((sideways >> 1) & _NOT_LAST_COLUMN))
+        free &= ~new
+        back1, back2 = new, back1
+        up_down1, up_down2, up_down3 = ALL_TILES & ((new << SIZE) | (new >> SIZE)), up_down1, up_down2
+        idle = 0 if new else idle + 1
+        while new:
+            low = new & -new
+            cost[_TILE_OF_BIT[low % 37]] = c
+            new ^= low
 
 
 @lru_cache(maxsize=1 << 16)
 def path_costs(source: int, blocked: int) -> tuple[int, ...]:
-    """The cheapest path cost from ``source`` to every tile (FAR if none), never entering ``blocked``.
+    """The cheapest path cost from ``source`` to every tile (see ``fill_path_costs``), as a tuple."""
+    cost = np.empty(NUM_TILES, dtype=np.int64)
+    fill_path_costs(source, blocked, cost)
+    return tuple(cost.tolist())
 
-    Steps cost 2 orthogonally and 3 diagonally. A step needs only its destination to be enterable:
-    diagonal steps past a wall's corner, or between two blocked orthogonal neighbours, are allowed.
-    """
-    cost = [FAR] * NUM_TILES
-    cost[source] = 0
-    queue = [(0, source)]
-    while queue:
-        here_cost, here = heapq.heappop(queue)
-        if here_cost > cost[here]:
-            continue
-        for there, step in NEIGHBOURS[here]:
-            new_cost = here_cost + step
-            if new_cost < cost[there] and not (blocked >> there) & 1:
-                cost[there] = new_cost
-                heapq.heappush(queue, (new_cost, there))
-    return tuple(cost)
+
+def _costs_at_import(source: int, blocked: int) -> tuple[int, ...]:
+    cost = np.empty(NUM_TILES, dtype=np.int64)
+    _plain(fill_path_costs)(source, blocked, cost)
+    return tuple(cost.tolist())
 
 
 # RANGE[layout][a][b]: the range (distance) between tiles a and b: the cheapest path through
 # non-wall tiles, pieces ignored. FAR when a or b is a wall (a path never enters one).
 RANGE = [
-    [path_costs(a, WALLS[layout]) if not (WALLS[layout] >> a) & 1 else (FAR,) * NUM_TILES
+    [_costs_at_import(a, WALLS[layout]) if not (WALLS[layout] >> a) & 1 else (FAR,) * NUM_TILES
      for a in range(NUM_TILES)]
     for layout in range(NUM_LAYOUTS)
 ]
+_RANGE = np.array(RANGE, dtype=np.int64)
 
 
 # ---------------------------------------------------------------- geometry: line of sight
@@ -140,38 +194,35 @@ def _sight_lines(a: int, b: int) -> set[int]:
     return {_SEGMENT[min(p, q), max(p, q)] & ends for p in _corners(a) for q in _corners(b)}
 
 
-def _sight_table(walls: int) -> list:
-    """Per tile pair (a * 25 + b): True (always in sight), False (never) or the tuple of tile masks of
-    the wall-free sight lines, any one of which must be free of monsters."""
-    table = []
-    for a in range(NUM_TILES):
-        for b in range(NUM_TILES):
-            if a == b:
-                table.append(True)
-                continue
-            open_lines = [m for m in _sight_lines(a, b) if not m & walls]
-            if any(m == 0 for m in open_lines):
-                table.append(True)
-            elif not open_lines:
-                table.append(False)
-            else:
-                # A line that touches a superset of another's tiles is never the only free one.
-                minimal = [m for m in open_lines if not any(o != m and o & m == o for o in open_lines)]
-                table.append(tuple(sorted(minimal)))
-    return table
+def _open_lines(walls: int, a: int, b: int) -> list[int]:
+    """The tile masks of the wall-free sight lines between a and b, any one of which must be free of monsters:
+    ``[0]`` when a line touches no tile at all (always in sight), none when every line meets a wall."""
+    if a == b:
+        return [0]
+    lines = [m for m in _sight_lines(a, b) if not m & walls]
+    if 0 in lines:
+        return [0]
+    # A line that touches a superset of another's tiles is never the only free one.
+    return sorted(m for m in lines if not any(o != m and o & m == o for o in lines))
 
 
-SIGHT = [_sight_table(WALLS[layout]) for layout in range(NUM_LAYOUTS)]
+_LINES = [[_open_lines(WALLS[layout], a, b) for a in range(NUM_TILES) for b in range(NUM_TILES)]
+          for layout in range(NUM_LAYOUTS)]
+# SIGHT_LINES[layout, a * 25 + b, j] for j < SIGHT_LINE_COUNT[layout, a * 25 + b]: the lines between tiles a and b.
+SIGHT_LINE_COUNT = np.array([[len(lines) for lines in table] for table in _LINES], dtype=np.int64)
+SIGHT_LINES = np.zeros((NUM_LAYOUTS, NUM_TILES * NUM_TILES, SIGHT_LINE_COUNT.max()), dtype=np.int64)
+for _layout, _table in enumerate(_LINES):
+    for _pair, _lines in enumerate(_table):
+        SIGHT_LINES[_layout, _pair, :len(_lines)] = _lines
 
 
-def in_sight(layout: int, a: int, b: int, monsters: int) -> bool:
+@compiled
+def in_sight(layout, a, b, monsters):
     """Line of sight between tiles a and b: some corner-to-corner segment touches (with positive
     length) no wall and no monster tile other than a and b (``monsters``: the monster tiles, a mask)."""
-    lines = SIGHT[layout][a * NUM_TILES + b]
-    if lines is True or lines is False:
-        return lines
-    for touched in lines:
-        if not touched & monsters:
+    pair = a * NUM_TILES + b
+    for j in range(SIGHT_LINE_COUNT[layout, pair]):
+        if not SIGHT_LINES[layout, pair, j] & monsters:
             return True
     return False
 
@@ -181,6 +232,7 @@ def in_sight(layout: int, a: int, b: int, monsters: int) -> bool:
 PERMUTATIONS = ("HML", "HLM", "MHL", "MLH", "LHM", "LMH")
 _DIE_INDEX = {"H": 0, "M": 1, "L": 2}  # into the dice sorted high to low
 ASSIGN_ORDER = tuple(tuple(_DIE_INDEX[ch] for ch in p) for p in PERMUTATIONS)  # (speed, attack, defense)
+_ASSIGN_ORDER = np.array(ASSIGN_ORDER, dtype=np.int64)
 UPGRADES = ("speed", "attack", "defense", "range")
 
 ACTION_NAMES = (
@@ -199,20 +251,18 @@ A_UPGRADE = A_END_TURN + 1  # 36: speed, attack, defense, range
 A_HEAL = A_UPGRADE + len(UPGRADES)  # 40
 
 
-def _assign_masks() -> dict:
-    """For each sorted roll (high, mid, low): the permutations whose totals no earlier one gives."""
-    masks = {}
+def _assign_masks() -> np.ndarray:
+    """ASSIGN_MASK[high, mid, low]: for each sorted roll, the permutations whose totals no earlier one gives."""
+    masks = np.zeros((DIE_FACES + 1,) * 3 + (len(PERMUTATIONS),), dtype=np.bool_)
     for high in range(1, DIE_FACES + 1):
         for mid in range(1, high + 1):
             for low in range(1, mid + 1):
                 dice = (high, mid, low)
                 seen = set()
-                mask = np.zeros(len(PERMUTATIONS), dtype=bool)
                 for k, order in enumerate(ASSIGN_ORDER):
                     totals = tuple(dice[i] for i in order)
-                    mask[k] = totals not in seen
+                    masks[high, mid, low, k] = totals not in seen
                     seen.add(totals)
-                masks[dice] = mask
     return masks
 
 
@@ -227,59 +277,99 @@ PLAYING, WON, LOST, FORFEITED, TRUNCATED = range(5)
 RESULT_NAMES = ("playing", "won", "lost", "forfeited", "truncated")
 NO_ROLLS = np.zeros(0, dtype=np.int8)
 NO_ROLLS.flags.writeable = False
+MAX_MONSTER_HP = max(m.hp for m in MONSTERS.values())
+_MOST_UPGRADES = NUM_LEVELS - 1
+_SKILL_HIGH = max(ADVENTURER_START[name] for name in UPGRADES) + _MOST_UPGRADES
+_POINTS_HIGH = _SKILL_HIGH + DIE_FACES
 
 
-class State(ArrayState):
-    """Everything about a game, including the fixed future dice (the only hidden thing)."""
+class State(FlatState):
+    """Everything about a game, including the fixed future dice (the only hidden thing). ``rolls`` (beside the
+    array): the die results fixed in advance, used in order, the first ``fixed_rolls`` of them; it has room for
+    every die a game can roll (3 a turn), so that all games of a vector env hold arrays of one shape, and is never
+    written, so copies share it. Each part's values run from ``low`` to ``high``."""
+
+    PARTS = (
+        ("level", 0, 1, NUM_LEVELS),
+        ("phase", 0, ASSIGN, OVER),
+        ("result", 0, PLAYING, TRUNCATED),
+        ("cleared", 0, 0, NUM_LEVELS),  # the last level completed: the score
+        ("pos", 0, 0, NUM_TILES - 1),
+        ("health", 0, 0, MAX_HEALTH),
+        # The skills, in UPGRADES order (an upgrade choice is an offset from speed).
+        ("speed", 0, ADVENTURER_START["speed"], _SKILL_HIGH),
+        ("attack", 0, ADVENTURER_START["attack"], _SKILL_HIGH),
+        ("defense", 0, ADVENTURER_START["defense"], _SKILL_HIGH),
+        ("range", 0, ADVENTURER_START["range"], _SKILL_HIGH),
+        # Monster slot k: its tile (-1 once dead or when the level has fewer monsters) and health.
+        ("monster_pos", MAX_MONSTERS, -1, NUM_TILES - 1),
+        ("monster_hp", MAX_MONSTERS, 0, MAX_MONSTER_HP),
+        ("dice", 3, 1, DIE_FACES),  # this turn's rolls, in roll order
+        ("speed_left", 0, 0, _POINTS_HIGH),
+        ("attack_left", 0, 0, _POINTS_HIGH),
+        ("defense_total", 0, 0, _POINTS_HIGH),
+        ("turn", 0, 0, 2**62),  # turns begun this episode
+        ("max_turns", 0, 1, 2**62),  # the env's options, kept with the game
+        ("skill_cap", 0, 2, 2**62),
+        ("fixed_rolls", 0, 0, 2**62),
+        ("next_roll", 0, 0, 2**62),
+        ("dice_owed", 0, 0, 0),  # the dice a turn begun still waits for: none between calls
+    )
 
     def __init__(self, level: int, rolls: np.ndarray, max_turns: int, skill_cap: int):
+        self.data = np.zeros(self.SIZE, dtype=np.int64)
         self.level = level
         self.phase = ASSIGN
         self.result = PLAYING
-        self.cleared = level - 1  # the last level completed: the score
-        self.pos = 0
+        self.cleared = level - 1
         self.health = ADVENTURER_START["health"]
-        self.speed = ADVENTURER_START["speed"]
-        self.attack = ADVENTURER_START["attack"]
-        self.defense = ADVENTURER_START["defense"]
-        self.range = ADVENTURER_START["range"]
-        # Monster slot k: its tile (-1 once dead or when the level has fewer monsters) and health.
-        self.monster_pos = np.full(MAX_MONSTERS, -1, dtype=np.int8)
-        self.monster_hp = np.zeros(MAX_MONSTERS, dtype=np.int8)
-        self.dice = np.zeros(3, dtype=np.int8)  # this turn's rolls, in roll order
-        self.speed_left = 0
-        self.attack_left = 0
-        self.defense_total = 0
-        self.turn = 0  # turns begun this episode
+        for name in UPGRADES:
+            setattr(self, name, ADVENTURER_START[name])
+        self.monster_pos = -1
         self.max_turns = max_turns
         self.skill_cap = skill_cap
-        # Die results fixed in advance, used in order: the first ``fixed_rolls`` of ``rolls``. The array has room
-        # for every die a game can roll (3 a turn), so that all games of a vector env hold arrays of one shape;
-        # never written, so copies share it.
         self.fixed_rolls = min(len(rolls), 3 * max_turns)
         self.rolls = room_for_every_roll(rolls, max_turns)
-        self.next_roll = 0
 
-    def copy(self):
-        new = object.__new__(State)
-        new.__dict__.update(self.__dict__)
-        new.monster_pos = self.monster_pos.copy()
-        new.monster_hp = self.monster_hp.copy()
-        new.dice = self.dice.copy()
-        return new
+    def check_values(self) -> None:
+        super().check_values()
+        if self.turn > self.max_turns:
+            raise ValueError(f"the saved game's turn is {self.turn}, past its max_turns {self.max_turns}: not a "
+                             f"state the rules reach")
+        if not self.next_roll <= self.fixed_rolls <= len(self.rolls) or \
+                not np.isin(self.rolls[:self.fixed_rolls], range(1, DIE_FACES + 1)).all():
+            raise ValueError(f"the saved game's fixed rolls do not fit: next_roll {self.next_roll}, fixed_rolls "
+                             f"{self.fixed_rolls}, rolls {self.rolls[:self.fixed_rolls].tolist()} (die results 1-6)")
+
+
+_AT = lay_out(State)
+AT_LEVEL, AT_PHASE, AT_RESULT, AT_CLEARED, AT_POS, AT_HEALTH = (
+    _AT[name] for name in ("level", "phase", "result", "cleared", "pos", "health"))
+AT_SPEED, AT_ATTACK, AT_DEFENSE, AT_RANGE = (_AT[name] for name in UPGRADES)
+AT_MONSTER_POS, AT_MONSTER_HP, AT_DICE = _AT["monster_pos"], _AT["monster_hp"], _AT["dice"]
+AT_SPEED_LEFT, AT_ATTACK_LEFT, AT_DEFENSE_TOTAL, AT_TURN = (
+    _AT[name] for name in ("speed_left", "attack_left", "defense_total", "turn"))
+AT_MAX_TURNS, AT_SKILL_CAP, AT_FIXED_ROLLS, AT_NEXT_ROLL, AT_DICE_OWED = (
+    _AT[name] for name in ("max_turns", "skill_cap", "fixed_rolls", "next_roll", "dice_owed"))
 
 
 def layout(s: State) -> int:
     return LAYOUT_OF_LEVEL[s.level]
 
 
-def monster_tiles(s: State) -> int:
-    """The tiles of the living monsters as a bit mask."""
+@compiled
+def _monster_tiles(a):
     bits = 0
-    for p in s.monster_pos.tolist():
+    for k in range(MAX_MONSTERS):
+        p = a[AT_MONSTER_POS + k]
         if p >= 0:
             bits |= 1 << p
     return bits
+
+
+def monster_tiles(s: State) -> int:
+    """The tiles of the living monsters as a bit mask."""
+    return int(_monster_tiles(s.data))
 
 
 # ---------------------------------------------------------------- setup
@@ -316,219 +406,385 @@ def check_level(level) -> int:
 def new_game(rng: np.random.Generator, rolls=None, level=None, max_turns: int = 400, skill_cap: int = 6) -> State:
     """A new game at ``level`` (default 1) with the starting adventurer; turn 1's dice are rolled."""
     s = State(check_level(1 if level is None else level), check_rolls(rolls), max_turns, skill_cap)
-    _set_up_level(s)
-    _begin_turn(s, rng)
+    start_game(s.data, _rolls_of(s))
+    _pay_from(s, rng)
     return s
 
 
-def _set_up_level(s: State) -> None:
+@compiled
+def _set_up_level(a):
     """The adventurer on the start stair, the level's monsters at full health on their start tiles."""
-    s.pos = LEVEL_START[s.level]
-    starts = LEVEL_MONSTER_STARTS[s.level]
-    s.monster_pos[:] = -1
-    s.monster_hp[:] = 0
-    s.monster_pos[:len(starts)] = starts
-    s.monster_hp[:len(starts)] = LEVEL_MONSTER[s.level].hp
-    s.cleared = s.level - 1
+    level = a[AT_LEVEL]
+    a[AT_POS] = _START[level]
+    for k in range(MAX_MONSTERS):
+        a[AT_MONSTER_POS + k] = _SLOT_START[level, k]
+        a[AT_MONSTER_HP + k] = _SLOT_HP[level, k]
+    a[AT_CLEARED] = level - 1
+
+
+@compiled
+def start_game(a, rolls):
+    """A new game's level set up and its first turn begun (its dice owed when the fixed rolls do not cover them)."""
+    a[AT_TURN] = 0
+    a[AT_NEXT_ROLL] = 0
+    _set_up_level(a)
+    _begin_turn(a, rolls)
 
 
 # ---------------------------------------------------------------- a turn: energy
 
-def _roll(s: State, rng: np.random.Generator | None) -> None:
-    """Three dice: the next fixed rolls while any are left, then the generator."""
-    fixed = s.rolls[s.next_roll:min(s.next_roll + 3, s.fixed_rolls)].tolist()
-    s.next_roll += len(fixed)
-    if len(fixed) < 3:
-        if rng is None:
-            raise ValueError("the dice need a random generator: the fixed rolls have run out")
-        fixed += rng.integers(1, DIE_FACES + 1, size=3 - len(fixed)).tolist()
-    s.dice[:] = fixed
-
-
-def _begin_turn(s: State, rng) -> None:
-    """The energy roll starts a turn; the turn after ``max_turns`` is never begun (truncation)."""
-    s.speed_left = s.attack_left = s.defense_total = 0
-    if s.turn >= s.max_turns:
-        s.phase = OVER
-        s.result = TRUNCATED
+@compiled
+def _begin_turn(a, rolls):
+    """The energy roll starts a turn: three dice, the next fixed rolls while any are left, the rest owed (paid from
+    the game's generator, ``pay_dice``). The turn after ``max_turns`` is never begun (truncation)."""
+    a[AT_SPEED_LEFT] = a[AT_ATTACK_LEFT] = a[AT_DEFENSE_TOTAL] = 0
+    if a[AT_TURN] >= a[AT_MAX_TURNS]:
+        end_game(a, TRUNCATED)
         return
-    s.turn += 1
-    _roll(s, rng)
-    s.phase = ASSIGN
+    a[AT_TURN] += 1
+    fixed = min(3, max(0, a[AT_FIXED_ROLLS] - a[AT_NEXT_ROLL]))
+    for j in range(fixed):
+        a[AT_DICE + j] = rolls[a[AT_NEXT_ROLL] + j]
+    a[AT_NEXT_ROLL] += fixed
+    a[AT_DICE_OWED] = 3 - fixed
+    a[AT_PHASE] = ASSIGN
 
 
-def sorted_dice(s: State) -> tuple[int, int, int]:
+@compiled
+def pay_dice(a, bank):
+    """Pay the dice the turn begun owes from ``bank`` (``bank[0]``: the index of its next die, the dice after it);
+    False, and nothing paid, when the bank holds too few."""
+    owed = a[AT_DICE_OWED]
+    if owed == 0:
+        return True
+    start = bank[0]
+    if start + owed > len(bank):
+        return False
+    for j in range(owed):
+        a[AT_DICE + 3 - owed + j] = bank[start + j]
+    bank[0] = start + owed
+    a[AT_DICE_OWED] = 0
+    return True
+
+
+@compiled
+def _sorted_dice(a):
     """This turn's dice high to low (the H, M, L of the assign actions)."""
-    a, b, c = s.dice.tolist()
-    if a < b:
-        a, b = b, a
-    if b < c:
-        b, c = c, b
-        if a < b:
-            a, b = b, a
-    return a, b, c
+    high, mid, low = a[AT_DICE], a[AT_DICE + 1], a[AT_DICE + 2]
+    if high < mid:
+        high, mid = mid, high
+    if mid < low:
+        mid, low = low, mid
+        if high < mid:
+            high, mid = mid, high
+    return high, mid, low
 
 
-def _assign(s: State, permutation: int) -> None:
-    dice = sorted_dice(s)
-    to_speed, to_attack, to_defense = ASSIGN_ORDER[permutation]
-    s.speed_left = s.speed + dice[to_speed]
-    s.attack_left = s.attack + dice[to_attack]
-    s.defense_total = s.defense + dice[to_defense]
-    s.phase = ACT
+@compiled
+def _assign(a, permutation):
+    dice = _sorted_dice(a)
+    a[AT_SPEED_LEFT] = a[AT_SPEED] + dice[_ASSIGN_ORDER[permutation, 0]]
+    a[AT_ATTACK_LEFT] = a[AT_ATTACK] + dice[_ASSIGN_ORDER[permutation, 1]]
+    a[AT_DEFENSE_TOTAL] = a[AT_DEFENSE] + dice[_ASSIGN_ORDER[permutation, 2]]
+    a[AT_PHASE] = ACT
 
 
 # ---------------------------------------------------------------- a turn: the adventurer
 
-def adventurer_costs(s: State) -> tuple[int, ...]:
+@compiled
+def _adventurer_costs(a, cost):
     """What a move to each tile costs: paths through floor, never through walls or monsters."""
-    return path_costs(s.pos, WALLS[layout(s)] | monster_tiles(s))
+    fill_path_costs(a[AT_POS], _WALLS[_LAYOUT[a[AT_LEVEL]]] | _monster_tiles(a), cost)
 
 
-def can_attack(s: State, k: int, monsters: int | None = None) -> bool:
+@compiled
+def _can_attack(a, k, monsters):
     """Monster slot k is alive, within the adventurer's Range and sight, and Attack left pays its Defense."""
-    p = int(s.monster_pos[k])
-    if p < 0 or s.attack_left < LEVEL_MONSTER[s.level].defense:
+    p = a[AT_MONSTER_POS + k]
+    level = a[AT_LEVEL]
+    if p < 0 or a[AT_ATTACK_LEFT] < _MONSTER_DEFENSE[level]:
         return False
-    lay = layout(s)
-    if RANGE[lay][s.pos][p] > s.range:
+    lay = _LAYOUT[level]
+    if _RANGE[lay, a[AT_POS], p] > a[AT_RANGE]:
         return False
-    return in_sight(lay, s.pos, p, monster_tiles(s) if monsters is None else monsters)
+    return in_sight(lay, a[AT_POS], p, monsters)
 
 
-def _move(s: State, target: int) -> None:
-    s.speed_left -= adventurer_costs(s)[target]
-    s.pos = target
+@compiled
+def _move(a, target):
+    cost = np.empty(NUM_TILES, dtype=np.int64)
+    _adventurer_costs(a, cost)
+    a[AT_SPEED_LEFT] -= cost[target]
+    a[AT_POS] = target
 
 
-def _attack(s: State, k: int) -> None:
-    s.attack_left -= LEVEL_MONSTER[s.level].defense
-    s.monster_hp[k] -= 1
-    if s.monster_hp[k] == 0:
-        s.monster_pos[k] = -1
-        if not s.monster_hp.any():
-            _level_cleared(s)
+@compiled
+def _attack(a, k):
+    a[AT_ATTACK_LEFT] -= _MONSTER_DEFENSE[a[AT_LEVEL]]
+    a[AT_MONSTER_HP + k] -= 1
+    if a[AT_MONSTER_HP + k] == 0:
+        a[AT_MONSTER_POS + k] = -1
+        if not a[AT_MONSTER_HP:AT_MONSTER_HP + MAX_MONSTERS].any():
+            _level_cleared(a)
 
 
-def _level_cleared(s: State) -> None:
+@compiled
+def _level_cleared(a):
     """The last monster died: the level ends at once, with no monster phases."""
-    s.speed_left = s.attack_left = 0
-    s.cleared = s.level
-    if s.level == NUM_LEVELS:
-        s.phase = OVER
-        s.result = WON
+    a[AT_SPEED_LEFT] = a[AT_ATTACK_LEFT] = 0
+    a[AT_CLEARED] = a[AT_LEVEL]
+    if a[AT_LEVEL] == NUM_LEVELS:
+        end_game(a, WON)
     else:
-        s.phase = LEVEL_UP
+        a[AT_PHASE] = LEVEL_UP
 
 
-def _end_turn(s: State, rng) -> None:
-    s.speed_left = s.attack_left = 0  # unspent points are lost
-    monster_movement(s)
-    monster_attack(s)
-    if s.health == 0:
-        s.phase = OVER
-        s.result = LOST
+@compiled
+def _end_turn(a, rolls):
+    a[AT_SPEED_LEFT] = a[AT_ATTACK_LEFT] = 0  # unspent points are lost
+    _monster_movement(a)
+    _monster_attack(a)
+    if a[AT_HEALTH] == 0:
+        end_game(a, LOST)
     else:
-        _begin_turn(s, rng)
+        _begin_turn(a, rolls)
 
 
 # ---------------------------------------------------------------- a turn: the monsters
 
+@compiled
+def _monster_order(a, order):
+    """Fill ``order`` with the living monster slots, closest to the adventurer first (range), ties by row then
+    column; their number."""
+    lay, hero = _LAYOUT[a[AT_LEVEL]], a[AT_POS]
+    keys = np.empty(MAX_MONSTERS, dtype=np.int64)
+    count = 0
+    for k in range(MAX_MONSTERS):
+        p = a[AT_MONSTER_POS + k]
+        if p < 0:
+            continue
+        key = _RANGE[lay, p, hero] * 32 + p
+        j = count
+        while j > 0 and keys[j - 1] > key:  # insertion sort: at most four slots
+            keys[j], order[j] = keys[j - 1], order[j - 1]
+            j -= 1
+        keys[j], order[j] = key, k
+        count += 1
+    return count
+
+
+# A monster's move ranks tiles by one integer key, the smallest first: every part is below 128 (a cost or a
+# range, FAR at most), a tile below 32.
+_COST_UNIT, _RANGE_UNIT, _GOAL_UNIT = 32, 32 * 128, 32 * 128 * 128
+
+
+@compiled
+def _monster_destination(a, k):
+    """Where monster slot k ends its move (RULES.md, "Monster movement", three tiers)."""
+    level = a[AT_LEVEL]
+    lay = _LAYOUT[level]
+    walls = _WALLS[lay]
+    hero = a[AT_POS]
+    here = a[AT_MONSTER_POS + k]
+    others = _monster_tiles(a) & ~(1 << here)
+    speed, reach = _MONSTER_SPEED[level], _MONSTER_RANGE[level]
+    # The monster's movement: walls and the adventurer block; other monsters may be passed.
+    spent = np.empty(NUM_TILES, dtype=np.int64)
+    fill_path_costs(here, walls | (1 << hero), spent)
+    # Tier 1: a reachable tile in Range and sight: the largest range, then least cost, then (row, col).
+    # Tier 2 needs the same ranking over the empty tiles in Range and sight: its goal is the best of them.
+    best, best_key = -1, 1 << 62
+    goal, goal_key = -1, 1 << 62
+    empty = ~(walls | others | (1 << hero))
+    for t in range(NUM_TILES):
+        distance = _RANGE[lay, t, hero]
+        if distance > reach or not in_sight(lay, t, hero, others):
+            continue
+        key = (FAR - distance) * _RANGE_UNIT + spent[t] * _COST_UNIT + t
+        if spent[t] <= speed and not (others >> t) & 1 and key < best_key:
+            best, best_key = t, key
+        if (empty >> t) & 1 and spent[t] < FAR and key < goal_key:
+            goal, goal_key = t, key
+    if best >= 0:
+        return best
+    # Tier 2: head for the goal: the reachable tile nearest it, then closest to the adventurer, then least cost,
+    # then (row, col). Tier 3, no goal anywhere: the same with every tile as near the goal (it just closes in).
+    to_goal = np.zeros(NUM_TILES, dtype=np.int64)
+    if goal >= 0:
+        fill_path_costs(goal, walls | (1 << hero), to_goal)
+    for t in range(NUM_TILES):
+        if spent[t] <= speed and not (others >> t) & 1:
+            key = to_goal[t] * _GOAL_UNIT + _RANGE[lay, t, hero] * _RANGE_UNIT + spent[t] * _COST_UNIT + t
+            if key < best_key:
+                best, best_key = t, key
+    return best
+
+
+@compiled
+def _monster_movement(a):
+    """Each monster moves in turn; later monsters see earlier monsters' new tiles."""
+    order = np.empty(MAX_MONSTERS, dtype=np.int64)
+    for j in range(_monster_order(a, order)):
+        a[AT_MONSTER_POS + order[j]] = _monster_destination(a, order[j])
+
+
+@compiled
+def _attacks(a, k, monsters):
+    """Monster slot k is alive, within its Range and line of sight of the adventurer (other monsters block)."""
+    p = a[AT_MONSTER_POS + k]
+    if p < 0:
+        return False
+    lay, hero = _LAYOUT[a[AT_LEVEL]], a[AT_POS]
+    return _RANGE[lay, p, hero] <= _MONSTER_RANGE[a[AT_LEVEL]] and in_sight(lay, p, hero, monsters)
+
+
+@compiled
+def _monster_attack(a):
+    """Damage = floor(sum of the attackers' Attack / this turn's Defense total)."""
+    monsters = _monster_tiles(a)
+    count = 0
+    for k in range(MAX_MONSTERS):
+        count += _attacks(a, k, monsters)
+    damage = count * _MONSTER_ATTACK[a[AT_LEVEL]] // a[AT_DEFENSE_TOTAL]
+    a[AT_HEALTH] = max(0, a[AT_HEALTH] - damage)
+
+
 def monster_order(s: State) -> list[int]:
     """Living monster slots, closest to the adventurer first (range), ties by row then column."""
-    ranges = RANGE[layout(s)]
-    alive = [k for k, p in enumerate(s.monster_pos.tolist()) if p >= 0]
-    return sorted(alive, key=lambda k: (ranges[int(s.monster_pos[k])][s.pos], int(s.monster_pos[k])))
+    order = np.empty(MAX_MONSTERS, dtype=np.int64)
+    return order[:_monster_order(s.data, order)].tolist()
 
 
 def monster_destination(s: State, k: int) -> int:
     """Where monster slot k ends its move (RULES.md, "Monster movement", three tiers)."""
-    lay = layout(s)
-    walls = WALLS[lay]
-    hero = s.pos
-    kind = LEVEL_MONSTER[s.level]
-    here = int(s.monster_pos[k])
-    others = monster_tiles(s) & ~(1 << here)
-    ranges = RANGE[lay]
-    # The monster's movement: walls and the adventurer block; other monsters may be passed.
-    spent = path_costs(here, walls | (1 << hero))
-    reachable = [t for t in range(NUM_TILES) if spent[t] <= kind.speed and not (others >> t) & 1]
-
-    def attacks_from(t: int) -> bool:
-        return ranges[t][hero] <= kind.range and in_sight(lay, t, hero, others)
-
-    # Tier 1: a reachable tile in Range and sight: the largest range, then least cost, then (row, col).
-    spots = [t for t in reachable if attacks_from(t)]
-    if spots:
-        return min(spots, key=lambda t: (-ranges[t][hero], spent[t], t))
-    # Tier 2: head for the best empty tile in Range and sight (the goal).
-    empty = ~(walls | others | (1 << hero))
-    goals = [t for t in range(NUM_TILES) if (empty >> t) & 1 and spent[t] < FAR and attacks_from(t)]
-    if goals:
-        goal = min(goals, key=lambda t: (-ranges[t][hero], spent[t], t))
-        to_goal = path_costs(goal, walls | (1 << hero))
-        return min(reachable, key=lambda t: (to_goal[t], ranges[t][hero], spent[t], t))
-    # Tier 3: no goal anywhere: just close in.
-    return min(reachable, key=lambda t: (ranges[t][hero], spent[t], t))
+    return int(_monster_destination(s.data, k))
 
 
 def monster_movement(s: State) -> None:
-    """Each monster moves in turn; later monsters see earlier monsters' new tiles."""
-    for k in monster_order(s):
-        s.monster_pos[k] = monster_destination(s, k)
+    """Each monster moves in turn (``s`` changed in place); later monsters see earlier monsters' new tiles."""
+    _monster_movement(s.data)
 
 
 def attackers(s: State) -> list[int]:
     """Monster slots within their Range and line of sight of the adventurer (other monsters block)."""
-    lay = layout(s)
-    kind = LEVEL_MONSTER[s.level]
-    monsters = monster_tiles(s)
-    ranges = RANGE[lay]
-    return [k for k, p in enumerate(s.monster_pos.tolist())
-            if p >= 0 and ranges[p][s.pos] <= kind.range and in_sight(lay, p, s.pos, monsters)]
-
-
-def monster_attack(s: State) -> int:
-    """Damage = floor(sum of the attackers' Attack / this turn's Defense total); returns it."""
-    damage = len(attackers(s)) * LEVEL_MONSTER[s.level].attack // s.defense_total
-    s.health = max(0, s.health - damage)
-    return damage
+    monsters = _monster_tiles(s.data)
+    return [k for k in range(MAX_MONSTERS) if _attacks(s.data, k, monsters)]
 
 
 # ---------------------------------------------------------------- levels
 
-def _level_up(s: State, choice: int, rng) -> None:
+@compiled
+def _level_up(a, choice, rolls):
     """+1 to a skill (masked at the cap) or heal to full, then the next level and a new turn."""
     if choice == len(UPGRADES):
-        s.health = MAX_HEALTH
+        a[AT_HEALTH] = MAX_HEALTH
     else:
-        name = UPGRADES[choice]
-        setattr(s, name, getattr(s, name) + 1)
-    s.level += 1
-    _set_up_level(s)
-    _begin_turn(s, rng)
+        a[AT_SPEED + choice] += 1
+    a[AT_LEVEL] += 1
+    _set_up_level(a)
+    _begin_turn(a, rolls)
+
+
+@compiled
+def end_game(a, result):
+    a[AT_PHASE] = OVER
+    a[AT_RESULT] = result
 
 
 # ---------------------------------------------------------------- the player's decisions
 
+@compiled
+def take_action(a, action, rolls):
+    """The player takes ``action`` (which must be legal); a turn it begins may owe dice (``pay_dice``)."""
+    if action < A_MOVE:
+        _assign(a, action - A_ASSIGN)
+    elif action < A_ATTACK:
+        _move(a, action - A_MOVE)
+    elif action < A_END_TURN:
+        _attack(a, action - A_ATTACK)
+    elif action == A_END_TURN:
+        _end_turn(a, rolls)
+    else:
+        _level_up(a, action - A_UPGRADE, rolls)
+
+
+@compiled
+def fill_legal_mask(a, mask):
+    """Which actions the rules allow now (all False once the game is over or truncated)."""
+    mask[:] = False
+    phase = a[AT_PHASE]
+    if phase == ACT:
+        cost = np.empty(NUM_TILES, dtype=np.int64)
+        _adventurer_costs(a, cost)
+        for t in range(NUM_TILES):
+            mask[A_MOVE + t] = cost[t] <= a[AT_SPEED_LEFT]
+        mask[A_MOVE + a[AT_POS]] = False
+        if a[AT_ATTACK_LEFT] >= _MONSTER_DEFENSE[a[AT_LEVEL]]:
+            monsters = _monster_tiles(a)
+            for k in range(MAX_MONSTERS):
+                mask[A_ATTACK + k] = _can_attack(a, k, monsters)
+        mask[A_END_TURN] = True
+    elif phase == ASSIGN:
+        high, mid, low = _sorted_dice(a)
+        mask[A_ASSIGN:A_MOVE] = ASSIGN_MASK[high, mid, low]
+    elif phase == LEVEL_UP:
+        for j in range(len(UPGRADES)):
+            mask[A_UPGRADE + j] = a[AT_SPEED + j] < a[AT_SKILL_CAP]
+        mask[A_HEAL] = True
+
+
+@compiled
+def continue_turn(a, skip_forced, mask, rolls, bank):
+    """What follows an action: the dice owed paid from ``bank``, then (``skip_forced``) every forced move, each
+    paid for alike. True once the game waits for a decision or is over (``mask`` its legal actions); False when the
+    bank ran short: call again with more dice."""
+    while pay_dice(a, bank):
+        fill_legal_mask(a, mask)
+        action = only_action(mask) if skip_forced else -1
+        if action < 0:
+            return True
+        take_action(a, action, rolls)
+    return False
+
+
+@compiled
+def take_turn(a, action, skip_forced, mask, rolls, bank):
+    """The env's step: ``action``, then ``continue_turn``."""
+    take_action(a, action, rolls)
+    return continue_turn(a, skip_forced, mask, rolls, bank)
+
+
+_NO_DICE = np.ones(1, dtype=np.int64)  # a bank with no die left: it never pays, so it is never written
+
+
+def _rolls_of(s: State) -> np.ndarray:
+    """``s.rolls`` read-only (a copy taken from a vector env is writable), so that compiled code sees one kind."""
+    rolls = s.rolls
+    if rolls.flags.writeable:
+        rolls = rolls.view()
+        rolls.flags.writeable = False
+    return rolls
+
+
+def dice_from(rng: np.random.Generator | None, count: int) -> np.ndarray:
+    """A bank of ``count`` dice from the game's generator, drawn as one call to ``rng.integers(1, 7)``."""
+    if rng is None:
+        raise ValueError("the dice need a random generator: the fixed rolls have run out")
+    bank = np.empty(1 + count, dtype=np.int64)
+    bank[0] = 1
+    bank[1:] = rng.integers(1, DIE_FACES + 1, size=count)
+    return bank
+
+
+def _pay_from(s: State, rng) -> None:
+    if s.dice_owed:
+        pay_dice(s.data, dice_from(rng, s.dice_owed))
+
+
 def legal_mask(s: State) -> np.ndarray:
     """Which actions the rules allow now (all False once the game is over or truncated)."""
-    mask = np.zeros(NUM_ACTIONS, dtype=bool)
-    if s.phase == ACT:
-        costs = np.array(adventurer_costs(s))
-        mask[A_MOVE:A_ATTACK] = costs <= s.speed_left
-        mask[A_MOVE + s.pos] = False
-        if s.attack_left >= LEVEL_MONSTER[s.level].defense:
-            monsters = monster_tiles(s)
-            for k in range(MAX_MONSTERS):
-                mask[A_ATTACK + k] = can_attack(s, k, monsters)
-        mask[A_END_TURN] = True
-    elif s.phase == ASSIGN:
-        mask[A_ASSIGN:A_MOVE] = ASSIGN_MASK[sorted_dice(s)]
-    elif s.phase == LEVEL_UP:
-        cap = s.skill_cap
-        mask[A_UPGRADE:A_HEAL] = (s.speed < cap, s.attack < cap, s.defense < cap, s.range < cap)
-        mask[A_HEAL] = True
+    mask = np.empty(NUM_ACTIONS, dtype=bool)
+    fill_legal_mask(s.data, mask)
     return mask
 
 
@@ -538,17 +794,21 @@ def apply(s: State, action: int, rng: np.random.Generator | None = None) -> Stat
     ``rng`` rolls the dice of every turn begun once the fixed rolls have run out.
     """
     s = s.copy()
-    if action < A_MOVE:
-        _assign(s, action - A_ASSIGN)
-    elif action < A_ATTACK:
-        _move(s, action - A_MOVE)
-    elif action < A_END_TURN:
-        _attack(s, action - A_ATTACK)
-    elif action == A_END_TURN:
-        _end_turn(s, rng)
-    else:
-        _level_up(s, action - A_UPGRADE, rng)
+    take_action(s.data, action, _rolls_of(s))
+    _pay_from(s, rng)
     return s
+
+
+def play(s: State, action: int, rng: np.random.Generator | None, skip_forced: bool) -> tuple[State, np.ndarray]:
+    """The env's step: ``action``, then (``skip_forced``) every forced move after it; the new state and its mask.
+    ``s`` is not changed."""
+    s = s.copy()
+    mask = np.empty(NUM_ACTIONS, dtype=bool)
+    rolls = _rolls_of(s)
+    done = take_turn(s.data, action, skip_forced, mask, rolls, _NO_DICE)
+    while not done:
+        done = continue_turn(s.data, skip_forced, mask, rolls, dice_from(rng, s.dice_owed))
+    return s, mask
 
 
 def determinize(s: State, rng: np.random.Generator) -> State:
@@ -566,8 +826,7 @@ def determinize(s: State, rng: np.random.Generator) -> State:
 def forfeit(s: State) -> State:
     """The game lost by an illegal action."""
     s = s.copy()
-    s.phase = OVER
-    s.result = FORFEITED
+    end_game(s.data, FORFEITED)
     return s
 
 
@@ -595,10 +854,8 @@ def outcome(s: State) -> dict:
 # ---------------------------------------------------------------- what the player sees
 
 PLANES = ("wall", "start_stair", "other_stair", "adventurer", "monster", "monster_hp")
-MAX_MONSTER_HP = max(m.hp for m in MONSTERS.values())
 _STAT_NAMES = ("hp", "speed", "attack", "defense", "range")
 _STAT_HIGH = {stat: max(getattr(m, stat) for m in MONSTERS.values()) for stat in _STAT_NAMES}
-_MOST_UPGRADES = NUM_LEVELS - 1
 
 
 def skill_bounds(skill_cap: int) -> dict[str, tuple[int, int]]:
@@ -669,27 +926,39 @@ def _level_picture(level: int) -> np.ndarray:
     return obs
 
 
-LEVEL_PICTURE = [None] + [_level_picture(level) for level in range(1, NUM_LEVELS + 1)]
+_LEVEL_PICTURE = np.array([np.zeros(OBSERVATION_SIZE, dtype=np.float32)]
+                          + [_level_picture(level) for level in range(1, NUM_LEVELS + 1)])
 
 
-def observe(s: State) -> np.ndarray:
-    """The flat observation: the board planes, the level, the monsters, the adventurer, this turn's
-    dice (high to low) and points, the phase, and the share of turns used. Never a future die."""
-    obs = LEVEL_PICTURE[s.level].copy()
-    obs[_ADVENTURER_PLANE + s.pos] = 1
-    vector = []  # everything from the slots on, written in one go
-    for p, hp in zip(s.monster_pos.tolist(), s.monster_hp.tolist()):
+@compiled
+def fill_observation(a, obs):
+    """The flat observation: the board planes, the level, the monsters, the adventurer, this turn's dice (high to
+    low) and points, the phase, and the share of turns used. Never a future die."""
+    obs[:] = _LEVEL_PICTURE[a[AT_LEVEL]]
+    pos = a[AT_POS]
+    obs[_ADVENTURER_PLANE + pos] = 1
+    for k in range(MAX_MONSTERS):
+        p, hp, at = a[AT_MONSTER_POS + k], a[AT_MONSTER_HP + k], _SLOTS + 4 * k
         if p >= 0:
             obs[_MONSTER_PLANE + p] = 1
             obs[_MONSTER_HP_PLANE + p] = hp
-            vector += (1, p // SIZE, p % SIZE, hp)
-        else:
-            vector += (0, 0, 0, 0)
-    phase = [0, 0, 0, 0]
-    phase[s.phase] = 1
-    vector += (s.health, s.speed, s.attack, s.defense, s.range, s.pos // SIZE, s.pos % SIZE, *sorted_dice(s),
-               s.speed_left, s.attack_left, s.defense_total, *phase, s.turn / s.max_turns)
-    obs[_SLOTS:] = vector
+            obs[at], obs[at + 1], obs[at + 2], obs[at + 3] = 1, p // SIZE, p % SIZE, hp
+    obs[_ADVENTURER] = a[AT_HEALTH]
+    for j in range(len(UPGRADES)):
+        obs[_ADVENTURER + 1 + j] = a[AT_SPEED + j]
+    obs[_ADVENTURER + 5], obs[_ADVENTURER + 6] = pos // SIZE, pos % SIZE
+    obs[_ADVENTURER + 7], obs[_ADVENTURER + 8], obs[_ADVENTURER + 9] = _sorted_dice(a)
+    obs[_ADVENTURER + 10] = a[AT_SPEED_LEFT]
+    obs[_ADVENTURER + 11] = a[AT_ATTACK_LEFT]
+    obs[_ADVENTURER + 12] = a[AT_DEFENSE_TOTAL]
+    obs[_PHASE + a[AT_PHASE]] = 1
+    obs[_TURN] = a[AT_TURN] / a[AT_MAX_TURNS]
+
+
+def observe(s: State) -> np.ndarray:
+    """The flat observation (see ``fill_observation``), float32."""
+    obs = np.empty(OBSERVATION_SIZE, dtype=np.float32)
+    fill_observation(s.data, obs)
     return obs
 
 
@@ -717,3 +986,50 @@ def describe(s: State) -> dict:
         "levels_cleared": s.cleared,
         "result": RESULT_NAMES[s.result],
     }
+
+
+# ---------------------------------------------------------------- the vector env's loops, a row per game
+
+@compiled
+def take_actions(data, actions, rows, rolls, banks, waiting):
+    """Every game ``rows`` selects takes its action; ``waiting[i]``: game i's bank ran short of the dice owed."""
+    for i in range(data.shape[0]):
+        if rows[i]:
+            take_action(data[i], actions[i], rolls[i])
+            waiting[i] = not pay_dice(data[i], banks[i])
+
+
+@compiled
+def pay_rows(data, rows, banks, waiting):
+    for i in range(data.shape[0]):
+        if rows[i]:
+            waiting[i] = not pay_dice(data[i], banks[i])
+
+
+@compiled
+def continue_rows(data, rows, skip_forced, rolls, banks, waiting):
+    """``continue_turn`` for every game ``rows`` selects (``waiting[i]`` where game i's bank ran short)."""
+    mask = np.empty(NUM_ACTIONS, dtype=np.bool_)
+    for i in range(data.shape[0]):
+        if rows[i]:
+            waiting[i] = not continue_turn(data[i], skip_forced, mask, rolls[i], banks[i])
+
+
+@compiled
+def start_games(data, rows, rolls, banks, waiting):
+    for i in range(data.shape[0]):
+        if rows[i]:
+            start_game(data[i], rolls[i])
+            waiting[i] = not pay_dice(data[i], banks[i])
+
+
+@compiled
+def fill_legal_masks(data, masks):
+    for i in range(data.shape[0]):
+        fill_legal_mask(data[i], masks[i])
+
+
+@compiled
+def fill_observations(data, observations):
+    for i in range(data.shape[0]):
+        fill_observation(data[i], observations[i])

@@ -1,10 +1,127 @@
-"""One Card Dungeon's native vector env: N games stepped together on batched state (``batch.py``)."""
+"""One Card Dungeon's native vector env: ``OneCardDungeonVectorEnv(num_envs=N, ...)``, or
+``gym.make_vec("Tabletop/OneCardDungeon-v0", num_envs=N)``."""
 
 from __future__ import annotations
 
-from ..core.vector import TabletopVectorEnv
-from . import batch, rules
+import numpy as np
+
+from ..core.vector import CompiledGames, TabletopVectorEnv
+from . import rules
 from .env import OneCardDungeonEnv
+from .rules import AT_CLEARED, AT_LEVEL, AT_PHASE, AT_RESULT, AT_TURN, DIE_FACES
+
+_RESULT_NAMES = np.array(rules.RESULT_NAMES)
+_ENDED = np.array([rules.WON, rules.LOST, rules.FORFEITED])
+BANK_SIZE = 96
+
+
+class DiceBank:
+    """Each game's dice, asked of its generator ``BANK_SIZE`` at a time rather than three a turn: one call every 32
+    turns. The dice are the same: a numpy Generator's ``integers`` draws its results one after another from one
+    stream, so asking for 3 dice k times gives exactly the dice of asking once for 3k (the vector tests hold the
+    vector env to the single env's dice). Nothing else in a game draws from its generator. Row i of ``dice`` is
+    game i's bank as ``rules.pay_dice`` reads it (the index of its next die, then the dice); the bank remembers the
+    generator it was drawn from, and a game given a new one (a reseed) starts afresh."""
+
+    def __init__(self, n: int):
+        self.dice = np.zeros((n, 1 + BANK_SIZE), dtype=np.int64)
+        self.dice[:, 0] = 1 + BANK_SIZE  # none left
+        self.generators = [None] * n
+
+    def of(self, rngs: list) -> np.ndarray:
+        """The banks, emptied for the games whose generator is not the one their dice came from."""
+        if self.generators != rngs:  # (one quick comparison of the lists, element by element identity first)
+            for i, (drawn_from, now) in enumerate(zip(self.generators, rngs)):
+                if drawn_from is not now:
+                    self.dice[i, 0] = 1 + BANK_SIZE
+            self.generators = list(rngs)
+        return self.dice
+
+    def refill(self, rows: np.ndarray, rngs: list) -> None:
+        """Fill the bank of every game ``rows`` selects: the dice still in it first, then its generator's."""
+        for i in np.flatnonzero(rows):
+            bank = self.dice[i]
+            left = bank[bank[0]:].copy()
+            bank[1:1 + len(left)] = left
+            bank[1 + len(left):] = rngs[i].integers(1, DIE_FACES + 1, size=BANK_SIZE - len(left))
+            bank[0] = 1
+
+
+def _read_only(rolls: np.ndarray) -> np.ndarray:
+    """The fixed rolls as the single env's rules see them (read-only), so that both use one compiled version."""
+    view = rolls.view()
+    view.flags.writeable = False
+    return view
+
+
+class Games(CompiledGames):
+    """The batched side of ``TabletopVectorEnv`` for One Card Dungeon (see ``CompiledGames``): a ``Batch`` of its
+    states also holds ``rolls`` (N, 3 * max_turns) and, once dice are drawn, its ``DiceBank``. Each compiled loop
+    reports the games whose bank ran short (``waiting``); their banks are filled and they carry on."""
+
+    rules = rules
+    over_at = AT_PHASE
+    end_game = staticmethod(rules.end_game)
+
+    @staticmethod
+    def _banks(b, rngs) -> tuple[DiceBank, np.ndarray]:
+        bank = getattr(b, "dice_bank", None)
+        if bank is None:
+            bank = b.dice_bank = DiceBank(len(b.data))
+        bank.of(rngs)
+        return bank, np.zeros(len(b.data), dtype=bool)
+
+    @classmethod
+    def _pay(cls, b, bank, waiting, rngs) -> None:
+        while waiting.any():
+            bank.refill(waiting, rngs)
+            rules.pay_rows(b.data, waiting.copy(), bank.dice, waiting)
+
+    @classmethod
+    def apply(cls, b, actions, rows, rngs=None) -> None:
+        bank, waiting = cls._banks(b, rngs)
+        rules.take_actions(b.data, actions, rows, _read_only(b.rolls), bank.dice, waiting)
+        cls._pay(b, bank, waiting, rngs)
+
+    @classmethod
+    def play_forced(cls, b, rows, rngs=None) -> None:
+        bank, waiting = cls._banks(b, rngs)
+        rolls = _read_only(b.rolls)
+        rules.continue_rows(b.data, rows, True, rolls, bank.dice, waiting)
+        while waiting.any():
+            bank.refill(waiting, rngs)
+            rules.continue_rows(b.data, waiting.copy(), True, rolls, bank.dice, waiting)
+
+    @classmethod
+    def deal(cls, b, rows, rngs, options) -> None:
+        """Begin each new game's first turn with its own generator, as ``rules.new_game`` does: the rest of a new
+        game is already in place (``TabletopVectorEnv._deal`` puts one new game in every row first, its dice rolled
+        by a stand-in generator), so its level is set up and its turn begun again."""
+        starting = np.zeros(len(b.data), dtype=bool)
+        starting[rows] = True
+        bank, waiting = cls._banks(b, rngs)
+        rules.start_games(b.data, starting, _read_only(b.rolls), bank.dice, waiting)
+        cls._pay(b, bank, waiting, rngs)
+
+    @staticmethod
+    def is_over(b) -> np.ndarray:
+        return np.isin(b.data[:, AT_RESULT], _ENDED)  # a truncated game is over too, but not ended by the rules
+
+    @staticmethod
+    def is_truncated(b) -> np.ndarray:
+        return b.data[:, AT_RESULT] == rules.TRUNCATED
+
+    @staticmethod
+    def outcome(b, rows) -> dict:
+        """``rules.outcome`` of each game ``rows`` selects, as arrays."""
+        data = b.data[rows]
+        return {
+            "won": data[:, AT_RESULT] == rules.WON,
+            "score": data[:, AT_CLEARED],
+            "result": _RESULT_NAMES[data[:, AT_RESULT]],
+            "level": data[:, AT_LEVEL],
+            "turn": data[:, AT_TURN],
+        }
 
 
 class OneCardDungeonVectorEnv(TabletopVectorEnv):
@@ -14,5 +131,5 @@ class OneCardDungeonVectorEnv(TabletopVectorEnv):
     infos (``result`` a code into ``RESULT_NAMES``) are ``TabletopVectorEnv``'s."""
 
     single_env = OneCardDungeonEnv
-    batch = batch
+    batch = Games
     RESULT_NAMES = rules.RESULT_NAMES  # infos["result"] holds the index of the name
