@@ -310,8 +310,9 @@ def test_dice_drawn_ahead_are_each_games_own_through_long_games_reseeds_and_refu
 
 
 def test_forced_moves_leave_every_game_at_a_decision_or_its_end():
-    """``rules.continue_rows`` (what the vector env plays after each action with ``skip_forced``) stops exactly where
-    a game has a choice or is over, pays the dice of the turns it begins from each game's bank, and plays only the
+    """``rules.forced_action`` (what the env plays on with ``skip_forced``, told without the whole mask) is the one
+    legal action where there is one; ``rules.continue_rows`` (the vector env's forced moves) stops exactly where a
+    game has a choice or is over, pays the dice of the turns it begins from each game's bank, and plays only the
     rows it is given: on random tables, and through boosted play (every decision returned) at low and high skill
     caps."""
     forced = Counter()
@@ -320,6 +321,8 @@ def test_forced_moves_leave_every_game_at_a_decision_or_its_end():
         data = b.data.copy()
         rows = np.random.default_rng(len(forced)).random(len(data)) < 0.7
         masks = Games.legal_masks(b)
+        only = np.where(masks.sum(axis=1) == 1, masks.argmax(axis=1), -1)
+        assert [rules.forced_action(row) for row in b.data] == only.tolist()
         played = Batch(b.take(0), len(data))
         played.put_many(np.arange(len(data)), [b.take(i) for i in range(len(data))])
         Games.play_forced(played, rows, [copy.deepcopy(rng) for rng in rngs])

@@ -25,7 +25,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from ..core.compiled import compiled, only_action
+from ..core.compiled import compiled
 from ..core.state import FlatState, lay_out
 from .levels import ADVENTURER_START, LEVELS, MAX_MONSTERS, MONSTERS, NUM_LEVELS, SIZE
 
@@ -96,8 +96,9 @@ for _t in range(NUM_TILES):
 
 
 @compiled
-def fill_path_costs(source, blocked, cost):
-    """``cost[t]``: the cheapest path cost from ``source`` to tile t (FAR if none), never entering ``blocked``.
+def fill_path_costs(source, blocked, most, cost):
+    """``cost[t]``: the cheapest path cost from ``source`` to tile t (FAR if none), never entering ``blocked``; a
+    cost above ``most`` is left FAR (a move needs no more than the points it can spend).
 
     Steps cost 2 orthogonally and 3 diagonally. A step needs only its destination to be enterable: diagonal steps
     past a wall's corner, or between two blocked orthogonal neighbours, are allowed. So the tiles first reached at
@@ -111,7 +112,7 @@ def fill_path_costs(source, blocked, cost):
     # The tiles a step up or down from those first reached at cost c - 1, c - 2, c - 3.
     up_down1, up_down2, up_down3 = ALL_TILES & ((back1 << SIZE) | (back1 >> SIZE)), 0, 0
     c, idle = 0, 0
-    while idle < DIAGONAL_STEP:  # three costs in a row reach nothing: nothing is left to step from
+    while idle < DIAGONAL_STEP and c < most:  # (three costs in a row that reach nothing: none is left to step from)
         c += 1
         sideways = back2 | up_down3
         new = free & (up_down2 | ((sideways << 1) & _NOT_FIRST_COLUMN) | ((sideways >> 1) & _NOT_LAST_COLUMN))
@@ -129,13 +130,13 @@ def fill_path_costs(source, blocked, cost):
 def path_costs(source: int, blocked: int) -> tuple[int, ...]:
     """The cheapest path cost from ``source`` to every tile (see ``fill_path_costs``), as a tuple."""
     cost = np.empty(NUM_TILES, dtype=np.int64)
-    fill_path_costs(source, blocked, cost)
+    fill_path_costs(source, blocked, FAR, cost)
     return tuple(cost.tolist())
 
 
 def _costs_at_import(source: int, blocked: int) -> tuple[int, ...]:
     cost = np.empty(NUM_TILES, dtype=np.int64)
-    _plain(fill_path_costs)(source, blocked, cost)
+    _plain(fill_path_costs)(source, blocked, FAR, cost)
     return tuple(cost.tolist())
 
 
@@ -493,8 +494,9 @@ def _assign(a, permutation):
 
 @compiled
 def _adventurer_costs(a, cost):
-    """What a move to each tile costs: paths through floor, never through walls or monsters."""
-    fill_path_costs(a[AT_POS], _WALLS[_LAYOUT[a[AT_LEVEL]]] | _monster_tiles(a), cost)
+    """What a move to each tile costs: paths through floor, never through walls or monsters (FAR beyond the Speed
+    left)."""
+    fill_path_costs(a[AT_POS], _WALLS[_LAYOUT[a[AT_LEVEL]]] | _monster_tiles(a), a[AT_SPEED_LEFT], cost)
 
 
 @compiled
@@ -590,7 +592,7 @@ def _monster_destination(a, k):
     speed, reach = _MONSTER_SPEED[level], _MONSTER_RANGE[level]
     # The monster's movement: walls and the adventurer block; other monsters may be passed.
     spent = np.empty(NUM_TILES, dtype=np.int64)
-    fill_path_costs(here, walls | (1 << hero), spent)
+    fill_path_costs(here, walls | (1 << hero), FAR, spent)
     # Tier 1: a reachable tile in Range and sight: the largest range, then least cost, then (row, col).
     # Tier 2 needs the same ranking over the empty tiles in Range and sight: its goal is the best of them.
     best, best_key = -1, 1 << 62
@@ -611,7 +613,7 @@ def _monster_destination(a, k):
     # then (row, col). Tier 3, no goal anywhere: the same with every tile as near the goal (it just closes in).
     to_goal = np.zeros(NUM_TILES, dtype=np.int64)
     if goal >= 0:
-        fill_path_costs(goal, walls | (1 << hero), to_goal)
+        fill_path_costs(goal, walls | (1 << hero), FAR, to_goal)
     for t in range(NUM_TILES):
         if spent[t] <= speed and not (others >> t) & 1:
             key = to_goal[t] * _GOAL_UNIT + _RANGE[lay, t, hero] * _RANGE_UNIT + spent[t] * _COST_UNIT + t
@@ -733,14 +735,53 @@ def fill_legal_mask(a, mask):
         mask[A_HEAL] = True
 
 
+def _steps_from(moves) -> np.ndarray:
+    """Per tile, the tiles one step of each (row, col) offset in ``moves`` away, as a mask."""
+    return np.array([sum(1 << tile(r + dr, c + dc) for dr, dc in moves if 0 <= r + dr < SIZE and 0 <= c + dc < SIZE)
+                     for r in range(SIZE) for c in range(SIZE)], dtype=np.int64)
+
+
+_ORTHOGONAL_NEXT = _steps_from(((-1, 0), (1, 0), (0, -1), (0, 1)))
+_DIAGONAL_NEXT = _steps_from(((-1, -1), (-1, 1), (1, -1), (1, 1)))
+
+
 @compiled
-def continue_turn(a, skip_forced, mask, rolls, bank):
+def forced_action(a):
+    """The one legal action when there is exactly one, else -1 (a choice, or the game is over), told without the
+    whole mask: dice all alike leave one assignment; skills all at the cap leave healing; an act phase leaves only
+    the end of the turn when no attack can be made and no first step can be paid for (every move starts with one
+    step, to a tile that is itself a move)."""
+    phase = a[AT_PHASE]
+    if phase == ASSIGN:
+        alike = a[AT_DICE] == a[AT_DICE + 1] and a[AT_DICE + 1] == a[AT_DICE + 2]
+        return A_ASSIGN if alike else -1
+    if phase == LEVEL_UP:
+        for j in range(len(UPGRADES)):
+            if a[AT_SPEED + j] < a[AT_SKILL_CAP]:
+                return -1
+        return A_HEAL
+    if phase != ACT:
+        return -1
+    monsters = _monster_tiles(a)
+    free = ~(_WALLS[_LAYOUT[a[AT_LEVEL]]] | monsters)
+    pos, speed_left = a[AT_POS], a[AT_SPEED_LEFT]
+    if speed_left >= ORTHOGONAL_STEP and _ORTHOGONAL_NEXT[pos] & free:
+        return -1
+    if speed_left >= DIAGONAL_STEP and _DIAGONAL_NEXT[pos] & free:
+        return -1
+    for k in range(MAX_MONSTERS):
+        if _can_attack(a, k, monsters):
+            return -1
+    return A_END_TURN
+
+
+@compiled
+def continue_turn(a, skip_forced, rolls, bank):
     """What follows an action: the dice owed paid from ``bank``, then (``skip_forced``) every forced move, each
-    paid for alike. True once the game waits for a decision or is over (``mask`` its legal actions); False when the
-    bank ran short: call again with more dice."""
+    paid for alike. True once the game waits for a decision or is over; False when the bank ran short: call again
+    with more dice."""
     while pay_dice(a, bank):
-        fill_legal_mask(a, mask)
-        action = only_action(mask) if skip_forced else -1
+        action = forced_action(a) if skip_forced else -1
         if action < 0:
             return True
         take_action(a, action, rolls)
@@ -748,10 +789,10 @@ def continue_turn(a, skip_forced, mask, rolls, bank):
 
 
 @compiled
-def take_turn(a, action, skip_forced, mask, rolls, bank):
+def take_turn(a, action, skip_forced, rolls, bank):
     """The env's step: ``action``, then ``continue_turn``."""
     take_action(a, action, rolls)
-    return continue_turn(a, skip_forced, mask, rolls, bank)
+    return continue_turn(a, skip_forced, rolls, bank)
 
 
 _NO_DICE = np.ones(1, dtype=np.int64)  # a bank with no die left: it never pays, so it is never written
@@ -803,12 +844,11 @@ def play(s: State, action: int, rng: np.random.Generator | None, skip_forced: bo
     """The env's step: ``action``, then (``skip_forced``) every forced move after it; the new state and its mask.
     ``s`` is not changed."""
     s = s.copy()
-    mask = np.empty(NUM_ACTIONS, dtype=bool)
     rolls = _rolls_of(s)
-    done = take_turn(s.data, action, skip_forced, mask, rolls, _NO_DICE)
+    done = take_turn(s.data, action, skip_forced, rolls, _NO_DICE)
     while not done:
-        done = continue_turn(s.data, skip_forced, mask, rolls, dice_from(rng, s.dice_owed))
-    return s, mask
+        done = continue_turn(s.data, skip_forced, rolls, dice_from(rng, s.dice_owed))
+    return s, legal_mask(s)
 
 
 def determinize(s: State, rng: np.random.Generator) -> State:
@@ -1009,10 +1049,9 @@ def pay_rows(data, rows, banks, waiting):
 @compiled
 def continue_rows(data, rows, skip_forced, rolls, banks, waiting):
     """``continue_turn`` for every game ``rows`` selects (``waiting[i]`` where game i's bank ran short)."""
-    mask = np.empty(NUM_ACTIONS, dtype=np.bool_)
     for i in range(data.shape[0]):
         if rows[i]:
-            waiting[i] = not continue_turn(data[i], skip_forced, mask, rolls[i], banks[i])
+            waiting[i] = not continue_turn(data[i], skip_forced, rolls[i], banks[i])
 
 
 @compiled
