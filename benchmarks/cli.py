@@ -10,6 +10,7 @@ from pathlib import Path
 
 from ..agents import AGENTS, make_agent
 from ..envs import GAMES, game_id
+from .evaluate import BACKENDS
 from .leaderboard import AGENT_ORDER, LEADERBOARD_EPISODES, LEADERBOARD_SEARCH_EPISODES
 from .replay import LONGEST_REPLAY_SECONDS
 from .train import ALGOS
@@ -17,7 +18,7 @@ from .train import ALGOS
 
 # The optional extras, by the modules they bring (pyproject.toml's optional-dependencies).
 EXTRA_OF_MODULE = {"sb3_contrib": "rl", "stable_baselines3": "rl", "torch": "rl", "matplotlib": "rl",
-                   "PIL": "render", "pygame": "bench", "rlcard": "bench"}
+                   "PIL": "render", "pygame": "bench", "rlcard": "bench", "ray": "ray"}
 
 
 def missing_extra(error: ImportError) -> str | None:
@@ -91,10 +92,26 @@ def cmd_eval(args) -> None:
         require("rl", "sb3_contrib")
     result = evaluate(args.game, args.agent, episodes=args.episodes, seed=args.seed, workers=args.workers,
                       progress=not args.quiet, opponent=args.opponent, num_players=args.players,
-                      record=args.record)
+                      record=args.record, **_backend(args))
     print(result)
     if args.record:
         print(f"wrote {args.record}")
+
+
+def _backend(args) -> dict:
+    """``--backend`` and ``--address`` as ``evaluate`` takes them; Ray checked for before any work."""
+    if args.backend == "ray":
+        require("ray", "ray")
+    elif args.address is not None:
+        raise ValueError("--address is a Ray cluster's: it goes with --backend ray")
+    return {"backend": args.backend, "address": args.address}
+
+
+def _backend_options(parser) -> None:
+    parser.add_argument("--backend", choices=BACKENDS, default="local",
+                        help="local: worker processes on this machine; ray: Ray tasks on a cluster (the ray extra)")
+    parser.add_argument("--address", default=None,
+                        help="--backend ray: the Ray cluster to connect to (default: a new local Ray instance)")
 
 
 def _names(text: str | None) -> list | None:
@@ -122,7 +139,7 @@ def cmd_leaderboard(args) -> None:
             require("rl", "sb3_contrib")
     leaderboard(episodes=args.episodes, seed=args.seed, workers=args.workers, games=_names(args.games),
                 agents=[a.strip() for a in args.agents.split(",")], out=args.out, png=args.png, ppo_models=ppo,
-                progress=not args.quiet, search_episodes=args.search_episodes)
+                progress=not args.quiet, search_episodes=args.search_episodes, **_backend(args))
 
 
 def cmd_train(args) -> None:
@@ -230,6 +247,7 @@ def build_parser() -> argparse.ArgumentParser:
     evaluation.add_argument("--players", type=int, default=None, help="splendor: 2, 3 or 4 players (default: 2)")
     evaluation.add_argument("--record", default=None, metavar="FILE",
                             help="write each episode's result here (JSON lines: seed, seat, won, score, length)")
+    _backend_options(evaluation)
 
     board = command("leaderboard", "every agent on every game: markdown table and chart", cmd_leaderboard)
     board.add_argument("--episodes", type=int, default=LEADERBOARD_EPISODES, help="episodes per row")
@@ -247,6 +265,7 @@ def build_parser() -> argparse.ArgumentParser:
     board.add_argument("--out", default="leaderboard.md", help="the markdown table")
     board.add_argument("--png", default="leaderboard.png", help="the chart (needs the rl extra's matplotlib)")
     board.add_argument("--quiet", action="store_true", help="no progress line")
+    _backend_options(board)
 
     training = command("train", "train a masked PPO policy on a game (needs the rl extra)", cmd_train)
     _game(training)

@@ -136,9 +136,13 @@ def worker_context():
     return multiprocessing.get_context("fork") if "fork" in multiprocessing.get_all_start_methods() else None
 
 
+BACKENDS = ("local", "ray")
+
+
 def evaluate(game: str, agent="random", episodes: int = 100, seed: int = 0, workers: int | None = None,
              progress: bool = True, env_kwargs: dict | None = None, opponent=None,
-             num_players: int | None = None, record: str | None = None, on_episodes=None) -> EvalResult:
+             num_players: int | None = None, record: str | None = None, on_episodes=None,
+             backend: str = "local", address: str | None = None) -> EvalResult:
     """Win rate, mean score and mean length of ``agent`` over ``episodes`` deals of ``game``.
 
     ``agent`` is a name known to ``make_agent`` or an agent object (picklable when ``workers`` > 1).
@@ -149,6 +153,9 @@ def evaluate(game: str, agent="random", episodes: int = 100, seed: int = 0, work
     ``record``: a file to write every episode's result to, one JSON line each in seed order (``seed``, ``seat``,
     ``won``, ``score``, ``length``), so that two agents can be compared deal by deal.
     ``on_episodes(k)`` is called as episodes finish (k at a time), for a progress display of the caller's.
+    ``backend="ray"`` plays the chunks of episodes as Ray tasks (``tabletop_gym.cluster.tasks``) on the cluster at
+    ``address`` (or the Ray session of this process, or a new local one), ``workers`` then defaulting to the
+    cluster's CPUs; the result is the local backend's for the same seeds.
     """
     env_id = game_id(game)
     env_kwargs = dict(env_kwargs or {})
@@ -164,6 +171,10 @@ def evaluate(game: str, agent="random", episodes: int = 100, seed: int = 0, work
         raise ValueError(f"episodes must be at least 1, got {episodes}")
     if workers is not None and workers < 1:
         raise ValueError(f"workers must be at least 1, got {workers}")
+    if backend not in BACKENDS:
+        raise ValueError(f"backend must be one of {', '.join(BACKENDS)}, got {backend!r}")
+    if address is not None and backend != "ray":
+        raise ValueError("address is the Ray cluster's: it goes with backend='ray'")
     if isinstance(agent, str):
         make_agent(agent, env_id)  # an unknown name is refused before anything is played
     players = None
@@ -177,6 +188,10 @@ def evaluate(game: str, agent="random", episodes: int = 100, seed: int = 0, work
         probe = gym.make(env_id, **probe_kwargs).unwrapped
         players = probe.num_players
         opponent = opponent if opponent is not None else probe.opponents[0]
+    if backend == "ray":
+        from ..cluster import tasks
+
+        workers = workers or tasks.cluster_cpus(address)
     workers = workers or os.cpu_count() or 1
     runs = [(seed + i, i % players if multiplayer else None) for i in range(episodes)]
     size = max(1, episodes // (workers * 8))
@@ -189,7 +204,9 @@ def evaluate(game: str, agent="random", episodes: int = 100, seed: int = 0, work
         if on_episodes is not None:
             on_episodes(count)
 
-    if workers == 1 or len(chunks) == 1:
+    if backend == "ray":
+        results = tasks.play_chunks(_play_chunk, env_id, env_kwargs, agent, chunks, done, address)
+    elif workers == 1 or len(chunks) == 1:
         for chunk in chunks:
             results.extend(_play_chunk(env_id, env_kwargs, agent, chunk))
             done(len(chunk))

@@ -116,12 +116,12 @@ def _short(game: str) -> str:
 
 def run(episodes: int = LEADERBOARD_EPISODES, seed: int = 0, workers: int | None = None, games=None,
         agents=AGENT_ORDER, ppo_models: dict | None = None, progress: bool = True,
-        search_episodes: int | None = None) -> list:
+        search_episodes: int | None = None, backend: str = "local", address: str | None = None) -> list:
     """Evaluate each agent on each game; ``ppo_models`` maps games to saved models to include as "ppo".
 
     The search agent, far slower than the others, plays ``search_episodes`` (default
     ``LEADERBOARD_SEARCH_EPISODES``): the first deals of the same sequence. Returns an ``EvalResult`` per row
-    played and a ``Skipped`` per row that could not be.
+    played and a ``Skipped`` per row that could not be. ``backend`` and ``address``: as ``evaluate`` takes them.
     """
     rows = plan(episodes, games, agents, ppo_models, search_episodes)
     ppo_models = {_short(game): model for game, model in (ppo_models or {}).items()}
@@ -139,7 +139,7 @@ def run(episodes: int = LEADERBOARD_EPISODES, seed: int = 0, workers: int | None
         per_episode = row.cost / row.episodes
         result = evaluate(row.game, _agent(row.agent, row.game, ppo_models), episodes=row.episodes, seed=seed,
                           workers=workers, progress=False, opponent=row.opponent,
-                          on_episodes=lambda k: bar.update(k * per_episode))
+                          on_episodes=lambda k: bar.update(k * per_episode), backend=backend, address=address)
         result.agent = row.agent
         results.append(result)
     bar.n = bar.total  # the weights' float sum may fall a hair short
@@ -219,13 +219,14 @@ def chart(results: list, path: Path) -> None:
 
 def main(episodes: int = LEADERBOARD_EPISODES, seed: int = 0, workers: int | None = None, games=None,
          agents=AGENT_ORDER, out: str = "leaderboard.md", png: str | None = "leaderboard.png",
-         ppo_models: dict | None = None, progress: bool = True, search_episodes: int | None = None) -> str:
+         ppo_models: dict | None = None, progress: bool = True, search_episodes: int | None = None,
+         backend: str = "local", address: str | None = None) -> str:
     """Play the leaderboard, print its table, write it to ``out`` and its chart to ``png``; say what was written."""
     for path in (out, png):
         if path and not Path(path).resolve().parent.is_dir():
             raise ValueError(f"cannot write {path}: no folder {Path(path).resolve().parent}")
     started = time.perf_counter()
-    results = run(episodes, seed, workers, games, agents, ppo_models, progress, search_episodes)
+    results = run(episodes, seed, workers, games, agents, ppo_models, progress, search_episodes, backend, address)
     table = markdown(results, seed, learned_notes(results, ppo_models))
     print(table)
     Path(out).write_text(table, encoding="utf-8")
