@@ -71,6 +71,10 @@ def make_agent(name: str, game: str | None = None, seed: int | None = None) -> A
         return RandomAgent(seed)
     if lowered.startswith("ppo:"):
         return saved_policy(key[4:], seed)
+    if lowered.startswith("rllib:"):
+        from ..cluster.rllib import RLlibAgent  # needs the ray extra
+
+        return RLlibAgent(key[6:], seed)
     if lowered not in AGENTS:
         raise ValueError(f"unknown agent {name!r}; the agents are: {', '.join(AGENTS)}")
     if game is None:

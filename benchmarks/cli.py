@@ -146,6 +146,14 @@ def cmd_train(args) -> None:
     from .train import train
 
     require("rl", "torch", "matplotlib", *(["sb3_contrib"] if args.algo == "sb3" else []))
+    algo = args.algo
+    if args.backend == "rllib":
+        require("ray", "ray")
+        if args.algo != "ppo":
+            raise ValueError("--backend rllib trains RLlib's PPO: leave --algo out")
+        algo = "rllib"
+    elif args.runners is not None or args.address is not None:
+        raise ValueError("--runners and --address are RLlib's: they go with --backend rllib")
     env_kwargs = _table_options(args, game_id(args.game))
     if args.reward is not None:
         env_kwargs["reward"] = args.reward
@@ -153,14 +161,19 @@ def cmd_train(args) -> None:
         env_kwargs["observation"] = args.observation
     result = train(args.game, timesteps=args.timesteps, seed=args.seed, n_envs=args.envs, out=args.out,
                    eval_episodes=args.eval_episodes, workers=args.workers, progress=not args.quiet,
-                   env_kwargs=env_kwargs, vector=not args.single_envs, algo=args.algo, start=args.start,
+                   env_kwargs=env_kwargs, vector=not args.single_envs, algo=algo, start=args.start,
                    start_episodes=args.start_episodes, self_play=args.self_play,
                    ppo_settings={key: value for key, value in (("learning_rate", args.learning_rate),
-                                                               ("ent_coef", args.ent_coef)) if value is not None})
+                                                               ("ent_coef", args.ent_coef)) if value is not None},
+                   runners=2 if args.runners is None else args.runners, address=args.address)
     settings = result.hyperparameters
     envs, steps = settings.get("num_envs", settings.get("n_envs")), settings.get("num_steps", settings.get("n_steps"))
-    print(f"trained {result.timesteps:,} steps ({result.timesteps_requested:,} asked: PPO learns from whole "
-          f"rollouts of {envs} envs x {steps} steps) in {result.seconds:.0f} s")
+    if algo == "rllib":
+        print(f"trained {result.timesteps:,} steps ({result.timesteps_requested:,} asked: RLlib samples whole "
+              f"batches of {settings['train_batch_size_per_learner']:,}) in {result.seconds:.0f} s")
+    else:
+        print(f"trained {result.timesteps:,} steps ({result.timesteps_requested:,} asked: PPO learns from whole "
+              f"rollouts of {envs} envs x {steps} steps) in {result.seconds:.0f} s")
     print(f"wrote {result.model_path}, {result.curve_path} and {Path(result.model_path).parent / 'result.json'}")
     for against, evaluation in {None: result.evaluation, **result.other_evaluations}.items():
         print(f"final evaluation{f' against {against}' if against else ''}: win rate "
@@ -269,7 +282,13 @@ def build_parser() -> argparse.ArgumentParser:
 
     training = command("train", "train a masked PPO policy on a game (needs the rl extra)", cmd_train)
     _game(training)
-    training.add_argument("--algo", choices=ALGOS, default="ppo",
+    training.add_argument("--backend", choices=("local", "rllib"), default="local",
+                          help="rllib: RLlib's PPO with action masking on a Ray cluster (the ray extra)")
+    training.add_argument("--runners", type=int, default=None,
+                          help="--backend rllib: remote env runners, each of --envs games (default 2)")
+    training.add_argument("--address", default=None,
+                          help="--backend rllib: the Ray cluster to connect to (default: a new local Ray instance)")
+    training.add_argument("--algo", choices=[a for a in ALGOS if a != "rllib"], default="ppo",
                           help="ppo: the project's own masked PPO on the native vector env; sb3: sb3-contrib's "
                                "MaskablePPO")
     training.add_argument("--timesteps", type=int, default=100_000,

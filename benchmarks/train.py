@@ -143,13 +143,14 @@ def _native_vector_env(env_id: str, n_envs: int, env_kwargs: dict):
     return gym.make_vec(env_id, num_envs=n_envs, vectorization_mode="vector_entry_point", **env_kwargs)
 
 
-ALGOS = ("ppo", "sb3")
+ALGOS = ("ppo", "sb3", "rllib")
 
 
 def train(game: str, timesteps: int = 100_000, seed: int = 0, n_envs: int | None = None, out: str | None = None,
           eval_episodes: int = 500, env_kwargs: dict | None = None, workers: int | None = None,
           progress: bool = True, vector: bool = True, algo: str = "ppo", start: str | None = None,
-          start_episodes: int = 2000, self_play: bool = False, ppo_settings: dict | None = None) -> TrainResult:
+          start_episodes: int = 2000, self_play: bool = False, ppo_settings: dict | None = None,
+          runners: int = 2, address: str | None = None) -> TrainResult:
     """Train a masked policy on ``game`` and evaluate it on deals it never saw; everything is written under ``out``.
 
     ``algo="ppo"`` (the default) is the project's own masked PPO (``tabletop_gym.benchmarks.ppo``) on the game's
@@ -161,6 +162,9 @@ def train(game: str, timesteps: int = 100_000, seed: int = 0, n_envs: int | None
     deals the policy first learns by behaviour cloning (``tabletop_gym.benchmarks.clone``), before PPO.
     Splendor without ``self_play`` trains against ``env_kwargs``' opponent (the env's default: greedy) with the
     learner's seat drawn per game, since the evaluation rotates it.
+    ``algo="rllib"`` is RLlib's PPO with action masking (``tabletop_gym.cluster.rllib``, the ray extra) on the
+    native vector env, ``runners`` remote env runners of ``n_envs`` games each (default 32), on the Ray cluster at
+    ``address`` (or this process's Ray session, or a new local one); it writes an RLlib checkpoint.
     ``ppo_settings``: fields of ``tabletop_gym.benchmarks.ppo.Settings`` to change (``learning_rate``...).
     ``self_play`` (Splendor, own PPO): train on the AEC env against a league of the learner's snapshots and the
     random and greedy players (``tabletop_gym.benchmarks.selfplay``); the final evaluation is against the greedy
@@ -169,6 +173,8 @@ def train(game: str, timesteps: int = 100_000, seed: int = 0, n_envs: int | None
     """
     if algo not in ALGOS:
         raise ValueError(f"algo must be one of {', '.join(ALGOS)}, got {algo!r}")
+    if (runners != 2 or address is not None) and algo != "rllib":
+        raise ValueError("runners and address are RLlib's: they go with algo='rllib'")
     if start is not None and algo != "ppo":
         raise ValueError("start (behaviour cloning first) goes with the project's own PPO, algo='ppo'")
     env_id = game_id(game)
@@ -191,29 +197,35 @@ def train(game: str, timesteps: int = 100_000, seed: int = 0, n_envs: int | None
         model_path, trained, hyperparameters, seconds, curve = _train_own(
             env_id, timesteps, seed, n_envs, folder, training_kwargs, progress, start, start_episodes, self_play,
             ppo_settings or {})
-    else:
+    elif algo == "sb3":
         model_path, trained, hyperparameters, seconds, curve = _train_sb3(
             env_id, timesteps, seed, n_envs, folder, training_kwargs, progress, vector)
+    else:
+        from ..cluster import rllib
+
+        model_path, trained, hyperparameters, seconds, curve = rllib.learn(
+            env_id, timesteps, seed, folder, training_kwargs, progress, runners, n_envs or 32, address)
 
     # Evaluate the saved model like any agent, on deals it never trained on: the own PPO's numpy export (the file
     # a shipped policy is a copy of), MaskablePPO's zip through torch.
-    from ..agents import saved_policy
+    from ..agents import make_agent, saved_policy
 
     played = folder / "policy.npz" if algo == "ppo" else model_path
-    result = evaluate(env_id, saved_policy(str(played)), episodes=eval_episodes, seed=10_000_000 + seed,
+    agent = make_agent(f"rllib:{model_path}") if algo == "rllib" else saved_policy(str(played))
+    result = evaluate(env_id, agent, episodes=eval_episodes, seed=10_000_000 + seed,
                       workers=workers, progress=progress, env_kwargs=env_kwargs)
     others = {}
     if env_id in MULTIPLAYER:
         # Splendor: against the other built-in opponents too (the env's default one is greedy).
         for opponent in BUILT_IN_OPPONENTS:
             if opponent != env_kwargs.get("opponent", "greedy"):
-                others[opponent] = evaluate(env_id, saved_policy(str(played)), episodes=eval_episodes,
+                others[opponent] = evaluate(env_id, agent, episodes=eval_episodes,
                                             seed=10_000_000 + seed, workers=workers, progress=progress,
                                             env_kwargs={**env_kwargs, "opponent": opponent}).as_dict()
 
     # The learning curve and a record of the run.
     curve_path = folder / "learning_curve.png"
-    name = "masked PPO" if algo == "ppo" else "MaskablePPO (sb3-contrib)"
+    name = {"ppo": "masked PPO", "sb3": "MaskablePPO (sb3-contrib)", "rllib": "RLlib PPO (masked)"}[algo]
     plot_curve(curve, result, f"{name} on {env_id}", curve_path)
     options = {key: _by_name(value) for key, value in training_kwargs.items()}
     outcome = TrainResult(env_id, trained, timesteps, seed, str(model_path), str(curve_path), curve,

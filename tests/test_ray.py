@@ -6,6 +6,7 @@ not installed; ``.ci/run`` runs these in a venv with ``.[ray,test]`` (``pytest -
 import json
 import sys
 
+import gymnasium as gym
 import numpy as np
 import pytest
 
@@ -92,3 +93,52 @@ def test_the_command_line_evaluates_and_ranks_on_ray(tmp_path, capsys):
     assert "heuristic" in out.read_text()
     assert cli.main(["eval", "dead_center", "--episodes", "1", "--address", "auto"]) == 2
     assert "--address is a Ray cluster's" in capsys.readouterr().err
+
+
+# ------------------------------------------------------------------ training with RLlib
+
+@pytest.fixture(scope="module")
+def trained(tmp_path_factory):
+    """One RLlib PPO iteration of a few hundred steps on Dead Center's native vector env, sampled by 2 remote env
+    runners, every action through the mask (``illegal_action="raise"`` fails loudly on a mask bug)."""
+    from tabletop_gym.benchmarks.train import train
+
+    out = tmp_path_factory.mktemp("rllib")
+    result = train("dead_center", timesteps=300, seed=0, n_envs=4, out=str(out), eval_episodes=12, workers=1,
+                   progress=False, env_kwargs={"illegal_action": "raise"}, algo="rllib", runners=2)
+    return out, result
+
+
+def test_rllib_trains_on_remote_runners_and_writes_the_run(trained):
+    out, result = trained
+    assert result.timesteps >= 300 and result.hyperparameters["algo"] == "rllib"
+    assert result.hyperparameters["runners"] == 2 and result.env_kwargs == {"illegal_action": "raise"}
+    assert (out / "checkpoint" / "learner_group").is_dir() and (out / "learning_curve.png").stat().st_size > 0
+    record = json.loads((out / "result.json").read_text())
+    assert record["evaluation"]["episodes"] == 12 and record["model_path"] == str(out / "checkpoint")
+
+
+def test_an_rllib_checkpoint_plays_through_the_agent_protocol(trained, capsys):
+    out, result = trained
+    again = evaluate("dead_center", f"rllib:{out / 'checkpoint'}", episodes=12, seed=10_000_000, workers=1,
+                     progress=False)
+    assert {**again.as_dict(), "agent": "rllib"} == result.evaluation  # the same games: the same policy
+    from tabletop_gym.agents import make_agent
+
+    agent = make_agent(f"rllib:{out / 'checkpoint'}")
+    masks = np.zeros((3, 33), dtype=bool)
+    masks[[0, 1, 2], [5, 0, 32]] = True  # one legal action each: the policy must take it
+    size = gym.make("Tabletop/DeadCenter-v0").observation_space.shape[0]
+    assert agent.act_batch(np.zeros((3, size), dtype=np.float32), masks).tolist() == [5, 0, 32]
+    assert cli.main(["eval", "dead_center", "--agent", f"rllib:{out / 'checkpoint'}", "--episodes", "2",
+                     "--workers", "1", "--quiet"]) == 0
+    assert f"rllib:{out / 'checkpoint'} on Tabletop/DeadCenter-v0" in capsys.readouterr().out
+    with pytest.raises(ValueError, match="no RLlib checkpoint"):
+        make_agent(f"rllib:{out}")
+
+
+def test_rllib_options_are_refused_without_the_rllib_backend(capsys):
+    assert cli.main(["train", "dead_center", "--runners", "2", "--timesteps", "10"]) == 2
+    assert "--runners and --address are RLlib's" in capsys.readouterr().err
+    assert cli.main(["train", "dead_center", "--backend", "rllib", "--algo", "sb3", "--timesteps", "10"]) == 2
+    assert "leave --algo out" in capsys.readouterr().err

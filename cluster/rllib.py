@@ -1,0 +1,214 @@
+"""Training with RLlib: ``tabletop-gym train <game> --algo rllib [--address ADDR] [--runners N]``.
+
+What RLlib needs of the project, and where it is here:
+
+- **Env creators that import the project themselves.** A remote env runner never ran the driver's
+  ``import tabletop_gym.envs``, so the ``Tabletop/...`` ids would be unknown there. ``make_env(config)``, registered
+  with Ray as ``ENV``, imports them: a single env, or, asked for ``num_envs`` (RLlib's
+  ``gym_env_vectorize_mode=VECTOR_ENTRY_POINT``), the game's native vector env. ``config``: ``game`` (a short name
+  or an id) and the env's own options.
+- **The observation as RLlib's action-masking module reads it:** a Dict of ``"observations"`` and a float
+  ``"action_mask"`` (the project's envs give the mask in ``info``, as PettingZoo's int8 ``"action_mask"`` key does for
+  the AEC env). ``MaskedObservations`` does it for a single env, ``MaskedVectorObservations`` for a vector env; both
+  also scale each entry by the observation space's upper bound, so that counts and flags enter the network alike.
+- **A learning curve:** ``on_episode_end`` logs each finished training episode's ``won``.
+- **A checkpoint played like any agent:** ``RLlibAgent`` (``make_agent("rllib:<checkpoint>")``) in ``eval``,
+  ``leaderboard`` and ``replay``.
+
+Splendor trains here through its single-agent view (against its scripted opponent, the seat drawn per game);
+self-play against the learner's snapshots is the project's own PPO's (``--self-play``), not yet RLlib's.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
+
+ENV = "tabletop"  # the name make_env is registered under with Ray
+OBSERVATIONS, ACTION_MASK = "observations", "action_mask"  # the keys of RLlib's masking module
+# PPO's settings here: batches of 4,096 steps in 512-step minibatches, 4 epochs (RLlib's defaults, 30 epochs at a
+# learning rate of 5e-5, learn far slower on these games).
+SETTINGS = {"train_batch_size_per_learner": 4096, "minibatch_size": 512, "num_epochs": 4, "lr": 3e-4,
+            "entropy_coeff": 0.01}
+HIDDEN = [256, 256]
+
+
+def observation_scale(space: spaces.Box) -> np.ndarray:
+    """1 / each entry's upper bound where that is finite and positive, else 1."""
+    high = np.asarray(space.high, dtype=np.float32)
+    usable = np.isfinite(high) & (high > 0)
+    return np.where(usable, 1 / np.where(usable, high, 1), 1).astype(np.float32)
+
+
+def _masked_space(space: spaces.Box, num_actions: int) -> spaces.Dict:
+    scale = observation_scale(space)
+    return spaces.Dict({OBSERVATIONS: spaces.Box(space.low * scale, space.high * scale, dtype=np.float32),
+                        ACTION_MASK: spaces.Box(0.0, 1.0, (num_actions,), dtype=np.float32)})
+
+
+class MaskedObservations(gym.Wrapper):
+    """A single env whose observation is ``{"observations": scaled observation, "action_mask": float mask}``."""
+
+    def __init__(self, env: gym.Env):
+        super().__init__(env)
+        self.scale = observation_scale(env.observation_space)
+        self.observation_space = _masked_space(env.observation_space, env.action_space.n)
+
+    def _masked(self, observation, info) -> dict:
+        return {OBSERVATIONS: observation * self.scale, ACTION_MASK: info["action_mask"].astype(np.float32)}
+
+    def reset(self, **kwargs):
+        observation, info = self.env.reset(**kwargs)
+        return self._masked(observation, info), info
+
+    def step(self, action):
+        observation, reward, terminated, truncated, info = self.env.step(action)
+        return self._masked(observation, info), reward, terminated, truncated, info
+
+
+class MaskedVectorObservations(gym.vector.VectorWrapper):
+    """A vector env whose observations are ``MaskedObservations``' for every game, batched."""
+
+    def __init__(self, env: gym.vector.VectorEnv):
+        super().__init__(env)
+        self.scale = observation_scale(env.single_observation_space)
+        self.single_observation_space = _masked_space(env.single_observation_space, env.single_action_space.n)
+        self.observation_space = gym.vector.utils.batch_space(self.single_observation_space, env.num_envs)
+
+    def _masked(self, observations, infos) -> dict:
+        return {OBSERVATIONS: observations * self.scale, ACTION_MASK: infos["action_mask"].astype(np.float32)}
+
+    def reset(self, **kwargs):
+        observations, infos = self.env.reset(**kwargs)
+        return self._masked(observations, infos), infos
+
+    def step(self, actions):
+        observations, rewards, terminated, truncated, infos = self.env.step(actions)
+        return self._masked(observations, infos), rewards, terminated, truncated, infos
+
+
+def make_env(config: dict):
+    """The env ``config`` names (``game`` and the env's options), masked for RLlib; the native vector env of
+    ``config["num_envs"]`` games when RLlib asks for that many."""
+    from ..envs import GAMES, VECTOR_ENTRY_POINTS, game_id  # registers the ids in this process
+
+    options = dict(config)
+    env_id = game_id(options.pop("game"))
+    num_envs = options.pop("num_envs", None)
+    if num_envs is None:
+        return MaskedObservations(gym.make(env_id, **options))
+    if not any(GAMES[name][0] == env_id for name in VECTOR_ENTRY_POINTS):
+        raise ValueError(f"{env_id} has no native vector env: train it with gym_env_vectorize_mode='SYNC'")
+    return MaskedVectorObservations(gym.make_vec(env_id, num_envs=num_envs, vectorization_mode="vector_entry_point",
+                                                 **options))
+
+
+def on_episode_end(episode, metrics_logger, **kwargs) -> None:
+    """Log whether the training episode just ended was won (a windowed mean: the learning curve)."""
+    info = episode.get_infos(-1)
+    metrics_logger.log_value("won", float(bool(info.get("won", False))), reduce="mean", window=200)
+
+
+def ppo_config(env_id: str, env_kwargs: dict, seed: int, runners: int, envs_per_runner: int, batch: int):
+    """RLlib's PPO with the masking module on the game's native vector env, ``runners`` remote env runners of
+    ``envs_per_runner`` games each (``runners=0``: sampled in the driver)."""
+    from ray.rllib.algorithms.ppo import PPOConfig
+    from ray.rllib.core.rl_module.rl_module import RLModuleSpec
+    from ray.rllib.examples.rl_modules.classes.action_masking_rlm import ActionMaskingTorchRLModule
+    from ray.tune.registry import register_env
+
+    register_env(ENV, make_env)
+    settings = {**SETTINGS, "train_batch_size_per_learner": batch,
+                "minibatch_size": min(SETTINGS["minibatch_size"], batch)}
+    return (PPOConfig()
+            .environment(ENV, env_config={"game": env_id, **env_kwargs})
+            .env_runners(num_env_runners=runners, num_envs_per_env_runner=envs_per_runner,
+                         gym_env_vectorize_mode=gym.VectorizeMode.VECTOR_ENTRY_POINT)
+            .rl_module(rl_module_spec=RLModuleSpec(module_class=ActionMaskingTorchRLModule,
+                                                   model_config={"fcnet_hiddens": HIDDEN,
+                                                                 "head_fcnet_hiddens": []}))
+            .training(**settings)
+            .callbacks(on_episode_end=on_episode_end)
+            .debugging(seed=seed))
+
+
+def learn(env_id: str, timesteps: int, seed: int, folder: Path, env_kwargs: dict, progress: bool = True,
+          runners: int = 2, envs_per_runner: int = 32, address: str | None = None):
+    """Train until ``timesteps`` env steps are sampled; the checkpoint, the steps, the settings, the seconds and
+    the curve [(steps, win rate of the last training episodes), ...], as ``benchmarks.train`` records them."""
+    from tqdm import tqdm
+
+    from .tasks import connect
+
+    connect(address)
+    batch = min(SETTINGS["train_batch_size_per_learner"], max(64, timesteps))
+    algo = ppo_config(env_id, env_kwargs, seed, runners, envs_per_runner, batch).build_algo()
+    bar = tqdm(total=timesteps, desc=f"RLlib PPO on {env_id}", unit="step", disable=not progress)
+    curve, steps = [], 0
+    started = time.perf_counter()
+    while steps < timesteps:
+        result = algo.train()["env_runners"]
+        steps = int(result["num_env_steps_sampled_lifetime"])
+        if "won" in result:
+            curve.append((steps, float(result["won"])))
+            bar.set_postfix(win_rate=f"{100 * curve[-1][1]:.1f}%")
+        bar.update(min(steps, timesteps) - bar.n)
+    seconds = time.perf_counter() - started
+    bar.close()
+    checkpoint = folder / "checkpoint"
+    algo.save(str(checkpoint.resolve()))
+    algo.stop()
+    scale = observation_scale(gym.make(env_id, **env_kwargs).observation_space)
+    np.save(checkpoint / "observation_scale.npy", scale)
+    (checkpoint / "tabletop.json").write_text(json.dumps({"game": env_id, "hidden": HIDDEN}))
+    settings = {**SETTINGS, "train_batch_size_per_learner": batch, "minibatch_size": min(512, batch),
+                "runners": runners, "envs_per_runner": envs_per_runner, "hidden": HIDDEN}
+    return checkpoint, steps, settings, seconds, curve
+
+
+class RLlibAgent:
+    """Plays an RLlib checkpoint (``learn``'s, or any PPO checkpoint of ``ppo_config``): the most likely legal
+    action of its policy, through the mask. Loaded lazily and not pickled, so it goes to evaluation workers by
+    path; importing it needs Ray and torch."""
+
+    name = "rllib"
+
+    def __init__(self, path, seed=None):
+        self.path = Path(path)
+        self._module_path = self.path / "learner_group" / "learner" / "rl_module" / "default_policy"
+        if not self._module_path.is_dir() or not (self.path / "observation_scale.npy").exists():
+            raise ValueError(f"no RLlib checkpoint of tabletop-gym at {self.path} (as `tabletop-gym train --algo "
+                             f"rllib` writes it: <out>/checkpoint)")
+        self._module = None
+        self._scale = None
+
+    def _load(self):
+        import torch
+        from ray.rllib.core.rl_module.rl_module import RLModule
+
+        torch.set_num_threads(1)
+        self._module = RLModule.from_checkpoint(str(self._module_path))
+        self._scale = np.load(self.path / "observation_scale.npy")
+
+    def act(self, observation, action_mask) -> int:
+        return int(self.act_batch(np.asarray(observation)[None], np.asarray(action_mask)[None])[0])
+
+    def act_batch(self, observations, masks) -> np.ndarray:
+        import torch
+
+        if self._module is None:
+            self._load()
+        masks = np.asarray(masks, dtype=bool)
+        batch = {"obs": {OBSERVATIONS: torch.as_tensor(np.asarray(observations) * self._scale, dtype=torch.float32),
+                         ACTION_MASK: torch.as_tensor(masks, dtype=torch.float32)}}
+        with torch.no_grad():
+            logits = self._module.forward_inference(batch)["action_dist_inputs"].numpy()
+        return np.where(masks, logits, -np.inf).argmax(axis=1)
+
+    def __getstate__(self):
+        return {**self.__dict__, "_module": None, "_scale": None}
