@@ -178,8 +178,8 @@ def train(game: str, timesteps: int = 100_000, seed: int = 0, n_envs: int | None
     if start is not None and algo != "ppo":
         raise ValueError("start (behaviour cloning first) goes with the project's own PPO, algo='ppo'")
     env_id = game_id(game)
-    if self_play and (algo != "ppo" or env_id != GAMES["splendor"][0]):
-        raise ValueError("self_play trains Splendor with the project's own PPO (algo='ppo')")
+    if self_play and (algo == "sb3" or env_id != GAMES["splendor"][0]):
+        raise ValueError("self_play trains Splendor with the project's own PPO (algo='ppo') or RLlib's")
     if self_play and set(env_kwargs or {}) - {"num_players"}:
         raise ValueError(f"self_play takes the option num_players only (the league plays the other seats), got "
                          f"{', '.join(sorted(env_kwargs))}")
@@ -204,7 +204,7 @@ def train(game: str, timesteps: int = 100_000, seed: int = 0, n_envs: int | None
         from ..cluster import rllib
 
         model_path, trained, hyperparameters, seconds, curve = rllib.learn(
-            env_id, timesteps, seed, folder, training_kwargs, progress, runners, n_envs or 32, address)
+            env_id, timesteps, seed, folder, training_kwargs, progress, runners, n_envs or 32, address, self_play)
 
     # Evaluate the saved model like any agent, on deals it never trained on: the own PPO's numpy export (the file
     # a shipped policy is a copy of), MaskablePPO's zip through torch.

@@ -15,12 +15,16 @@ What RLlib needs of the project, and where it is here:
 - **A checkpoint played like any agent:** ``RLlibAgent`` (``make_agent("rllib:<checkpoint>")``) in ``eval``,
   ``leaderboard`` and ``replay``.
 
-Splendor trains here through its single-agent view (against its scripted opponent, the seat drawn per game);
-self-play against the learner's snapshots is the project's own PPO's (``--self-play``), not yet RLlib's.
+Splendor trains through its single-agent view (against its scripted opponent, the seat drawn per game) or by
+self-play (``--self-play``): its AEC env as RLlib's ``PettingZooEnv`` (``MaskedAEC``, ``make_multi_agent_env``),
+the learner in one seat of each game and a frozen snapshot of it in the others, copied from the learner every
+``SNAPSHOT_EVERY`` iterations (``copy_learner_to_snapshot``). The league of the project's own PPO (snapshots mixed
+with the random and greedy players) is not RLlib's yet.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import time
 from pathlib import Path
@@ -28,6 +32,7 @@ from pathlib import Path
 import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
+from pettingzoo.utils import BaseWrapper
 
 ENV = "tabletop"  # the name make_env is registered under with Ray
 OBSERVATIONS, ACTION_MASK = "observations", "action_mask"  # the keys of RLlib's masking module
@@ -138,16 +143,22 @@ def ppo_config(env_id: str, env_kwargs: dict, seed: int, runners: int, envs_per_
 
 
 def learn(env_id: str, timesteps: int, seed: int, folder: Path, env_kwargs: dict, progress: bool = True,
-          runners: int = 2, envs_per_runner: int = 32, address: str | None = None):
+          runners: int = 2, envs_per_runner: int = 32, address: str | None = None, self_play: bool = False):
     """Train until ``timesteps`` env steps are sampled; the checkpoint, the steps, the settings, the seconds and
-    the curve [(steps, win rate of the last training episodes), ...], as ``benchmarks.train`` records them."""
+    the curve [(steps, win rate of the last training episodes), ...], as ``benchmarks.train`` records them.
+    ``self_play`` (Splendor): on the AEC env of ``env_kwargs``' ``num_players`` against snapshots of the learner
+    (``self_play_config``); the checkpoint's policy is the learner."""
     from tqdm import tqdm
 
     from .tasks import connect
 
     connect(address)
     batch = min(SETTINGS["train_batch_size_per_learner"], max(64, timesteps))
-    algo = ppo_config(env_id, env_kwargs, seed, runners, envs_per_runner, batch).build_algo()
+    if self_play:
+        config = self_play_config(env_kwargs.get("num_players", 2), seed, runners, batch)
+    else:
+        config = ppo_config(env_id, env_kwargs, seed, runners, envs_per_runner, batch)
+    algo = config.build_algo()
     bar = tqdm(total=timesteps, desc=f"RLlib PPO on {env_id}", unit="step", disable=not progress)
     curve, steps = [], 0
     started = time.perf_counter()
@@ -163,12 +174,104 @@ def learn(env_id: str, timesteps: int, seed: int, folder: Path, env_kwargs: dict
     checkpoint = folder / "checkpoint"
     algo.save(str(checkpoint.resolve()))
     algo.stop()
-    scale = observation_scale(gym.make(env_id, **env_kwargs).observation_space)
+    scale = observation_scale(gym.make(env_id, **env_kwargs).observation_space)  # (Splendor's view: the AEC's)
     np.save(checkpoint / "observation_scale.npy", scale)
     (checkpoint / "tabletop.json").write_text(json.dumps({"game": env_id, "hidden": HIDDEN}))
     settings = {**SETTINGS, "train_batch_size_per_learner": batch, "minibatch_size": min(512, batch),
-                "runners": runners, "envs_per_runner": envs_per_runner, "hidden": HIDDEN}
+                "runners": runners, "hidden": HIDDEN,
+                **({"self_play": True, "snapshot_every": SNAPSHOT_EVERY} if self_play
+                   else {"envs_per_runner": envs_per_runner})}
     return checkpoint, steps, settings, seconds, curve
+
+
+# ---------------------------------------------------------------- Splendor by self-play
+
+LEARNER, SNAPSHOT = "learner", "snapshot"  # the two policies of self-play: the one trained, a frozen copy of it
+SNAPSHOT_EVERY = 5  # iterations between copies of the learner into the snapshot
+
+
+class MaskedAEC(BaseWrapper):
+    """Splendor's AEC env with each observation as RLlib's masking module reads it (PettingZoo's
+    ``{"observation", "action_mask": int8}`` as ``{"observations", "action_mask": float}``, the observation scaled)."""
+
+    def __init__(self, env):
+        super().__init__(env)
+        space = env.observation_space(env.possible_agents[0])["observation"]
+        self.scale = observation_scale(space)
+        self._space = _masked_space(space, env.action_space(env.possible_agents[0]).n)
+
+    def observation_space(self, agent):
+        return self._space
+
+    def observe(self, agent):
+        seen = self.env.observe(agent)
+        return {OBSERVATIONS: seen["observation"] * self.scale, ACTION_MASK: seen["action_mask"].astype(np.float32)}
+
+
+def make_multi_agent_env(config: dict):
+    """Splendor's AEC env of ``config["num_players"]`` seats (default 2) as RLlib's multi-agent env, masked."""
+    from ray.rllib.env.wrappers.pettingzoo_env import PettingZooEnv
+
+    from ..envs import splendor_v0  # (importing the project registers its ids in this process)
+
+    return PettingZooEnv(MaskedAEC(splendor_v0.raw_env(**config)))
+
+
+def seat_policy(num_players: int):
+    """Self-play's policy mapping for ``num_players`` seats: the learner in one seat of each game, drawn from the
+    game's episode id (so every seat is learned), the snapshot in the others."""
+    def policy_of(agent_id, episode, **kwargs) -> str:
+        seat = int(hashlib.sha256(str(episode.id_).encode()).hexdigest(), 16) % num_players
+        return LEARNER if agent_id == f"player_{seat}" else SNAPSHOT
+
+    return policy_of
+
+
+def on_multi_agent_episode_end(episode, metrics_logger, **kwargs) -> None:
+    """Log whether the learner won the self-play game just ended."""
+    for agent_id, played in episode.agent_episodes.items():
+        if episode.module_for(agent_id) == LEARNER and len(played):
+            won = bool(played.get_infos(-1).get("won", False))
+            metrics_logger.log_value("won", float(won), reduce="mean", window=200)
+
+
+def copy_learner_to_snapshot(algorithm) -> None:
+    """The snapshot becomes the learner as it is now, in the learner group and in every env runner. (RLlib's own
+    weight sync leaves out a module that is not trained, so the copy is made here, from the learner group's
+    state.)"""
+    weights = algorithm.learner_group.get_weights(module_ids=[LEARNER])[LEARNER]
+    algorithm.learner_group.set_state({"learner": {"rl_module": {SNAPSHOT: weights}}})
+    algorithm.env_runner_group.foreach_env_runner(lambda runner: runner.module[SNAPSHOT].set_state(weights))
+
+
+def self_play_config(num_players: int, seed: int, runners: int, batch: int):
+    """RLlib's PPO on Splendor's AEC env: the learner against snapshots of itself (``SNAPSHOT_EVERY``)."""
+    from ray.rllib.algorithms.ppo import PPOConfig
+    from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
+    from ray.rllib.core.rl_module.rl_module import RLModuleSpec
+    from ray.rllib.examples.rl_modules.classes.action_masking_rlm import ActionMaskingTorchRLModule
+    from ray.tune.registry import register_env
+
+    register_env(ENV + "_self_play", make_multi_agent_env)
+    module = RLModuleSpec(module_class=ActionMaskingTorchRLModule,
+                          model_config={"fcnet_hiddens": HIDDEN, "head_fcnet_hiddens": []})
+
+    def on_train_result(algorithm, result, **kwargs):
+        if algorithm.iteration % SNAPSHOT_EVERY == 0:
+            copy_learner_to_snapshot(algorithm)
+
+    settings = {**SETTINGS, "train_batch_size_per_learner": batch,
+                "minibatch_size": min(SETTINGS["minibatch_size"], batch)}
+    # RLlib's check of a new env steps it with an unmasked random action: an illegal one, here, that would be
+    # refused (illegal_action="raise") or forfeit the game; the env is checked by the project's own tests instead.
+    return (PPOConfig()
+            .environment(ENV + "_self_play", env_config={"num_players": num_players}, disable_env_checking=True)
+            .env_runners(num_env_runners=runners)
+            .multi_agent(policies={LEARNER, SNAPSHOT}, policy_mapping_fn=seat_policy(num_players), policies_to_train=[LEARNER])
+            .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs={LEARNER: module, SNAPSHOT: module}))
+            .training(**settings)
+            .callbacks(on_episode_end=on_multi_agent_episode_end, on_train_result=on_train_result)
+            .debugging(seed=seed))
 
 
 class RLlibAgent:
@@ -180,7 +283,9 @@ class RLlibAgent:
 
     def __init__(self, path, seed=None):
         self.path = Path(path)
-        self._module_path = self.path / "learner_group" / "learner" / "rl_module" / "default_policy"
+        modules = self.path / "learner_group" / "learner" / "rl_module"
+        # A single-agent run's policy, or self-play's learner.
+        self._module_path = modules / (LEARNER if (modules / LEARNER).is_dir() else "default_policy")
         if not self._module_path.is_dir() or not (self.path / "observation_scale.npy").exists():
             raise ValueError(f"no RLlib checkpoint of tabletop-gym at {self.path} (as `tabletop-gym train --algo "
                              f"rllib` writes it: <out>/checkpoint)")

@@ -142,3 +142,51 @@ def test_rllib_options_are_refused_without_the_rllib_backend(capsys):
     assert "--runners and --address are RLlib's" in capsys.readouterr().err
     assert cli.main(["train", "dead_center", "--backend", "rllib", "--algo", "sb3", "--timesteps", "10"]) == 2
     assert "leave --algo out" in capsys.readouterr().err
+
+
+def test_splendor_self_play_trains_the_learner_against_its_snapshots(tmp_path):
+    """One self-play iteration on Splendor's AEC env (as RLlib's PettingZooEnv), 3 seats, 2 remote env runners;
+    the learner's checkpoint plays the single-agent view through the agent protocol."""
+    from tabletop_gym.benchmarks.train import train
+
+    result = train("splendor", timesteps=400, seed=0, out=str(tmp_path), eval_episodes=6, workers=1, progress=False,
+                   algo="rllib", runners=2, self_play=True, env_kwargs={"num_players": 3})
+    assert result.timesteps >= 400 and result.hyperparameters["self_play"] is True
+    assert result.evaluation["opponent"] == "greedy" and result.evaluation["players"] == 3
+    assert set(result.other_evaluations) == {"random"}
+    again = evaluate("splendor", f"rllib:{tmp_path / 'checkpoint'}", episodes=6, seed=10_000_000, workers=1,
+                     progress=False, num_players=3, opponent="greedy")
+    assert {**again.as_dict(), "agent": "rllib"} == result.evaluation
+
+
+def test_the_snapshot_becomes_the_learner_everywhere():
+    from tabletop_gym.cluster import rllib
+
+    def snapshot_weights(runner):
+        return {k: np.array(v) for k, v in runner.module[rllib.SNAPSHOT].get_state().items()}
+
+    algo = rllib.self_play_config(2, 0, 2, 200).build_algo()
+    try:
+        algo.train()
+        learner = algo.learner_group.get_weights(module_ids=[rllib.LEARNER])[rllib.LEARNER]
+        assert not all(np.array_equal(w[k], np.array(learner[k]))
+                       for w in algo.env_runner_group.foreach_env_runner(snapshot_weights) for k in learner)
+        rllib.copy_learner_to_snapshot(algo)
+        copies = algo.env_runner_group.foreach_env_runner(snapshot_weights)  # the local runner and 2 remote ones
+        assert len(copies) == 3
+        assert all(np.array_equal(w[k], np.array(learner[k])) for w in copies for k in learner)
+        trained = algo.learner_group.get_weights(module_ids=[rllib.SNAPSHOT])[rllib.SNAPSHOT]
+        assert all(np.array_equal(np.array(trained[k]), np.array(learner[k])) for k in learner)
+    finally:
+        algo.stop()
+
+
+def test_the_masked_aec_env_gives_rllib_its_keys():
+    from tabletop_gym.cluster.rllib import make_multi_agent_env
+
+    env = make_multi_agent_env({"num_players": 2})
+    observations, _ = env.reset(seed=0)
+    (agent, seen), = observations.items()
+    assert set(seen) == {"observations", "action_mask"} and seen["action_mask"].dtype == np.float32
+    assert env.observation_space[agent]["observations"].contains(seen["observations"])
+    assert seen["action_mask"].sum() > 0 and set(np.unique(seen["action_mask"])) <= {0.0, 1.0}
