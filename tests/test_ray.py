@@ -133,6 +133,14 @@ def test_an_rllib_checkpoint_plays_through_the_agent_protocol(trained, capsys):
     assert cli.main(["eval", "dead_center", "--agent", f"rllib:{out / 'checkpoint'}", "--episodes", "2",
                      "--workers", "1", "--quiet"]) == 0
     assert f"rllib:{out / 'checkpoint'} on Tabletop/DeadCenter-v0" in capsys.readouterr().out
+    board = out / "board.md"
+    assert cli.main(["leaderboard", "--games", "dead_center", "--agents", f"random,rllib:{out / 'checkpoint'}",
+                     "--episodes", "4", "--workers", "1", "--quiet", "--out", str(board), "--png", ""]) == 0
+    assert f"rllib:{out / 'checkpoint'}" in board.read_text()
+    replay = out / "game.html"
+    assert cli.main(["replay", "dead_center", "--agent", f"rllib:{out / 'checkpoint'}", "--seed", "1",
+                     "--out", str(replay)]) == 0
+    assert replay.stat().st_size > 0
     with pytest.raises(ValueError, match="no RLlib checkpoint"):
         make_agent(f"rllib:{out}")
 
