@@ -198,3 +198,15 @@ def test_the_masked_aec_env_gives_rllib_its_keys():
     assert set(seen) == {"observations", "action_mask"} and seen["action_mask"].dtype == np.float32
     assert env.observation_space[agent]["observations"].contains(seen["observations"])
     assert seen["action_mask"].sum() > 0 and set(np.unique(seen["action_mask"])) <= {0.0, 1.0}
+
+
+@pytest.mark.parametrize("game", [game for game in GAMES if game != "dead_center"])
+def test_every_game_trains_on_rllib(game, tmp_path):
+    """The other games, single-agent (Splendor's view against its greedy player, the seat drawn per game), a tiny
+    budget each, every action through the mask."""
+    from tabletop_gym.benchmarks.train import train
+
+    result = train(game, timesteps=128, seed=1, n_envs=4, out=str(tmp_path), eval_episodes=2, workers=1,
+                   progress=False, env_kwargs={"illegal_action": "raise"}, algo="rllib", runners=1)
+    assert result.timesteps >= 128 and (tmp_path / "checkpoint" / "observation_scale.npy").exists()
+    assert result.evaluation["episodes"] == 2
