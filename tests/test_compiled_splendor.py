@@ -16,6 +16,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from numba.typed import List
 from oracles import splendor_players as oracle_players
 from oracles import splendor_rules as oracle
 
@@ -127,20 +128,24 @@ def test_the_vector_loops_are_the_single_game_functions():
 
 
 def test_the_compiled_step_plays_the_opponents_as_the_oracle_would():
-    """``players.play_until_learner`` (greedy opponents inside, random ones left to Python), over rows and on one game,
-    against the oracle played move by move."""
+    """``players.play_rows_until_learner`` (greedy and random opponents inside, each game's generator drawn as
+    ``random_action`` draws it) and ``players.play_until_learner`` on one game (stopping at a random opponent's
+    choice), against the oracle played move by move."""
     rng = np.random.default_rng(3)
     tables = played_games(rng)
     data = np.stack([s.data for s in tables])
     learners = np.array([int(rng.integers(s.num_players)) for s in tables], dtype=np.int64)
     greedy = rng.random((len(tables), rules.MAX_PLAYERS)) < 0.6
     rows = np.ones(len(tables), dtype=bool)
-    status = np.zeros(len(tables), dtype=np.int64)
-    players.play_rows_until_learner(data, rows, learners, greedy, True, status)
+    rngs = [np.random.default_rng(i) for i in range(len(tables))]
+    players.play_rows_until_learner(data, rows, learners, greedy, True, List(rngs))
     for i, s in enumerate(tables):
         o = oracle.new_game(np.random.default_rng(0), s.num_players, s.max_rounds)
         o.__dict__.update({name: getattr(s, name).astype(getattr(o, name).dtype) if shape else
                            type(getattr(o, name))(getattr(s, name)) for name, shape, *_ in rules.State.PARTS})
+        # Played to the learner's decision (the rows), and to the first random choice (one game, logged).
+        first_stop = None
+        row_rng = np.random.default_rng(i)
         moves = []
         while True:
             mask = oracle.legal_mask(o)
@@ -153,19 +158,22 @@ def test_the_compiled_step_plays_the_opponents_as_the_oracle_would():
                 elif greedy[i, o.current]:
                     action = oracle_players.greedy_action(oracle.observe(o, o.current), mask)
                 else:
-                    why = players.RANDOM_TO_CHOOSE
-                    break
-                moves.append([int(o.current), action])
+                    if first_stop is None:
+                        first_stop = o, list(moves), mask
+                    action = oracle_players.random_action(mask, row_rng)
+                if first_stop is None:
+                    moves.append([int(o.current), action])
             elif mask.sum() == 1:
                 action = int(mask.argmax())
             else:
-                why = players.PLAYED
                 break
             o = oracle.apply(o, action)
-        assert status[i] == why, i
         got = rules.State.__new__(rules.State)
         got.data = data[i]
-        assert same_state(got, o), i
+        assert same_state(got, o) and rngs[i].bit_generator.state == row_rng.bit_generator.state, i
+        why = players.PLAYED if first_stop is None else players.RANDOM_TO_CHOOSE
+        if first_stop is not None:
+            o, moves, _ = first_stop
         one = s.copy()
         log = np.zeros((4, 2), dtype=np.int64)  # a small log: the moves come in parts
         logged = []
@@ -177,7 +185,7 @@ def test_the_compiled_step_plays_the_opponents_as_the_oracle_would():
             logged += log[1:log[0, 0] + 1].tolist()
             if stop != players.LOG_FULL:
                 break
-        assert stop == why and np.array_equal(one.data, data[i]) and logged == moves, i
+        assert stop == why and same_state(one, o) and logged == moves, i
         assert np.array_equal(mask, oracle.legal_mask(o)), i
 
 

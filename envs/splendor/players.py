@@ -292,12 +292,29 @@ def play_until_learner(a, learner, greedy, skip_forced, mask, obs, log):
 
 
 @compiled
-def play_rows_until_learner(data, rows, learners, greedy, skip_forced, status):
-    """``play_until_learner`` in each game ``rows`` selects (nothing logged); ``status[i]`` why row i stopped."""
+def play_rows_until_learner(data, rows, learners, greedy, skip_forced, rngs):
+    """``play_until_learner`` in each game ``rows`` selects (nothing logged), to the learner's decision: where a
+    random opponent must choose, it draws as ``random_action`` does, ``rngs[i].integers(0, number of legal
+    actions)`` from game i's own numpy generator (numba's ``Generator.integers`` draws numpy's numbers and moves
+    the generator's state as numpy does), takes that legal action, and goes on."""
     mask = np.empty(NUM_ACTIONS, dtype=np.bool_)
     obs = np.empty(OBSERVATION_SIZE, dtype=np.float32)
     log = np.zeros((0, 2), dtype=np.int64)  # the vector env does not log moves
     for i in range(data.shape[0]):
         if rows[i]:
-            status[i] = play_until_learner(data[i], learners[i], greedy[i], skip_forced, mask, obs, log)
+            while play_until_learner(data[i], learners[i], greedy[i], skip_forced, mask, obs, log) == RANDOM_TO_CHOOSE:
+                choices = 0
+                for action in range(NUM_ACTIONS):
+                    if mask[action]:
+                        choices += 1
+                take_action(data[i], _nth_legal(mask, rngs[i].integers(0, choices)))
 
+
+@compiled
+def _nth_legal(mask, n):
+    for action in range(NUM_ACTIONS):
+        if mask[action]:
+            if n == 0:
+                return action
+            n -= 1
+    return -1

@@ -124,25 +124,13 @@ class State(FlatState):
 
     def __init__(self, num_players: int, max_rounds: int, decks: np.ndarray, nobles: np.ndarray):
         n = num_players
-        self.data = np.zeros(self.SIZE, dtype=np.int64)
-        self.num_players = n
+        self.data = _fresh_table(n).copy()
         self.max_rounds = max_rounds
-        self.bank[:5] = GEMS_PER_COLOR[n]
-        self.bank[GOLD] = GOLD_TOKENS
-        self.owner = -1
-        self.decks = decks
-        self.board = -1
-        self.reserved = -1
-        self.nobles = -1
-        self.nobles[:n + 1] = nobles
-        self.noble_owner = -1
-        self.phase = MAIN
-        self.round = 1
-        self.result = PLAYING
-        self.forfeited_by = -1
+        data = self.data
+        data[AT_DECKS:AT_DECKS + decks.size] = decks.ravel()
         # The first four cards of each deck go face up to slots 0-3.
-        self.board = decks[:, :BOARD_SLOTS]
-        self.deck_top = BOARD_SLOTS
+        data[AT_BOARD:AT_BOARD + 3 * BOARD_SLOTS] = decks[:, :BOARD_SLOTS].ravel()
+        data[AT_NOBLES:AT_NOBLES + n + 1] = nobles
 
 
 # Where each part sits in ``data``: the compiled functions read and write the array at these offsets.
@@ -153,6 +141,34 @@ AT_OWNER, AT_DECKS, AT_DECK_TOP, AT_BOARD = _AT["owner"], _AT["decks"], _AT["dec
 AT_RESERVED, AT_BLIND, AT_NOBLES, AT_NOBLE_OWNER = _AT["reserved"], _AT["reserved_blind"], _AT["nobles"], _AT["noble_owner"]
 AT_CURRENT, AT_PHASE, AT_ROUND, AT_FINAL_ROUND = _AT["current"], _AT["phase"], _AT["round"], _AT["final_round"]
 AT_PASSES, AT_RESULT, AT_FORFEITED_BY = _AT["passes"], _AT["result"], _AT["forfeited_by"]
+
+
+_FRESH = {}
+
+
+def _fresh_table(n: int) -> np.ndarray:
+    """A new ``n``-player game's array before its cards are dealt: the bank, no cards bought or reserved, no
+    owners, player 0 to play in round 1."""
+    if n not in _FRESH:
+        s = object.__new__(State)
+        s.data = np.zeros(State.SIZE, dtype=np.int64)
+        s.num_players = n
+        s.bank[:5] = GEMS_PER_COLOR[n]
+        s.bank[GOLD] = GOLD_TOKENS
+        s.owner = -1
+        s.decks = -1
+        s.deck_top = BOARD_SLOTS
+        s.board = -1
+        s.reserved = -1
+        s.nobles = -1
+        s.noble_owner = -1
+        s.phase = MAIN
+        s.round = 1
+        s.result = PLAYING
+        s.forfeited_by = -1
+        s.data.setflags(write=False)
+        _FRESH[n] = s.data
+    return _FRESH[n]
 
 
 # ---------------------------------------------------------------- setup
@@ -169,7 +185,8 @@ def new_game(rng: np.random.Generator, num_players: int = 2, max_rounds: int = D
     decks = np.full((3, _DECK_LENGTH), -1, dtype=np.int8)
     for t in range(3):
         top = deck.get(f"tier{t + 1}", [])
-        rest = np.array([c for c in TIER_CARDS[t] if c not in set(top)], dtype=np.int8)
+        stacked = set(top)
+        rest = np.array([c for c in TIER_CARDS[t] if c not in stacked], dtype=np.int8) if top else TIER_CARDS[t].copy()
         rng.shuffle(rest)
         decks[t, :TIER_SIZE[t]] = np.concatenate([np.array(top, dtype=np.int8), rest])
     if "nobles" in deck:

@@ -11,6 +11,7 @@ Gymnasium's ``SyncVectorEnv`` for that (``gym.make_vec(id, num_envs=N, vectoriza
 from __future__ import annotations
 
 import numpy as np
+from numba.typed import List
 
 from ..core.vector import Batch, BatchRows, TabletopVectorEnv
 from . import players, rules
@@ -144,7 +145,7 @@ class SplendorVectorEnv(TabletopVectorEnv):
             others = iter(self._greedy)
             self._greedy_seats[i] = [k != seat and next(others) for k in range(self.num_players)] + [False] * (
                 rules.MAX_PLAYERS - self.num_players)
-        self._until_learner_decides(rows, skip_forced=False)
+        self._until_learner_decides(rows, skip_forced=False, dealt=indices)
 
     def _play_on(self, rows: np.ndarray) -> None:
         self._until_learner_decides(rows, self.skip_forced)
@@ -174,22 +175,27 @@ class SplendorVectorEnv(TabletopVectorEnv):
 
     # ------------------------------------------------------------ the other seats
 
-    def _until_learner_decides(self, rows: np.ndarray, skip_forced: bool) -> None:
+    def _until_learner_decides(self, rows: np.ndarray, skip_forced: bool, dealt=()) -> None:
         """Play the other seats (and, with ``skip_forced``, the learner's forced moves) in the games ``rows``
         selects until each learner has a decision to make or its game is over or truncated: a compiled loop over
         the games, which leaves a game where a random opponent must choose; Python draws that choice from the
         game's generator (as the single env does), and the loop goes on in those games."""
-        data = self.state.data
-        status = np.zeros(self.num_envs, dtype=np.int64)
-        going = np.asarray(rows, dtype=bool).copy()
-        while going.any():
-            players.play_rows_until_learner(data, going, self.seats, self._greedy_seats, skip_forced, status)
-            going &= status == players.RANDOM_TO_CHOOSE
-            if not going.any():
-                return
-            games = np.flatnonzero(going)
-            masks = np.empty((len(games), rules.NUM_ACTIONS), dtype=bool)
-            rules.fill_legal_masks(data[games], masks)
-            actions = np.zeros(self.num_envs, dtype=np.int64)
-            actions[games] = [players.random_action(mask, self._rngs[i]) for i, mask in zip(games, masks)]
-            rules.take_actions(data, actions, going)
+        players.play_rows_until_learner(self.state.data, np.asarray(rows, dtype=bool), self.seats,
+                                        self._greedy_seats, skip_forced, self._compiled_rngs(dealt))
+
+    def __getstate__(self):
+        """Pickled (and deep-copied) without the compiled loop's list of the generators: it is made again."""
+        state = dict(super().__getstate__())
+        for name in ("_rng_list", "_rng_source", "_rng_list_of"):
+            state.pop(name, None)
+        return state
+
+    def _compiled_rngs(self, dealt) -> List:
+        """The games' generators as a list the compiled loop takes, made again when a generator was replaced: those
+        of the games just ``dealt`` are looked at (``reset`` replaces them), and the env's list (a refused reset
+        puts the old one back)."""
+        if getattr(self, "_rng_source", None) is not self._rngs or any(
+                self._rng_list_of[i] is not self._rngs[i] for i in dealt):
+            self._rng_source, self._rng_list_of = self._rngs, list(self._rngs)
+            self._rng_list = List(self._rngs)
+        return self._rng_list
