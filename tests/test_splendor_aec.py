@@ -288,7 +288,8 @@ def test_clone_is_independent():
     assert env.describe() == table and twin.describe() != table
     assert env.agent_selection == "player_0" and twin.agent_selection == "player_1"
     copy = env.state_.copy()
-    arrays = [name for name, value in vars(env.state_).items() if isinstance(value, np.ndarray)]
+    # The state's arrays: its parts of more than one number (views of the one flat array it holds).
+    arrays = [name for name, shape, *_ in type(env.state_).PARTS if shape]
     assert len(arrays) == 14 and not any(np.shares_memory(getattr(copy, a), getattr(env.state_, a)) for a in arrays)
 
 
@@ -341,6 +342,7 @@ def bad_saved_states(raw):
     import tabletop_gym.envs  # noqa: F401  (registers the games)
 
     good = raw.get_state()
+    size = rules.State.SIZE
 
     def changed(**changes):
         saved = {**good, "game": good["game"].copy()}
@@ -368,9 +370,12 @@ def bad_saved_states(raw):
         ("two players", two.get_state(), ValueError, "the saved game has num_players=2, but this env was made "
                                                      "with num_players=3"),
         ("max_rounds", changed(**{"game.max_rounds": 50}), ValueError, "the saved game has max_rounds=50"),
-        ("a short bank", changed(**{"game.bank": np.zeros(5, np.int8)}), ValueError, "'bank' must be an array of "
-                                                                                     "shape (6,) and dtype int8"),
-        ("a float round", changed(**{"game.round": 2.5}), ValueError, "'round' must be an integer, got 2.5"),
+        # The game is one flat int64 array (its parts are views of it): a short one, and one of floats.
+        ("a short array", changed(**{"game.data": np.zeros(size - 1, np.int64)}), ValueError,
+         f"'data' must be an array of shape ({size},) and dtype int64"),
+        ("a float array", changed(**{"game.data": good["game"].data.astype(float)}), ValueError,
+         f"'data' must be an array of shape ({size},) and dtype int64, got an array of shape ({size},) and dtype "
+         "float64"),
         ("seat 3 to play", changed(**{"game.current": 3}), ValueError, "has current=3; in a 3-player game it is 0-2"),
         ("rng 'x'", changed(rng="x"), TypeError, "the saved 'rng' must be a PCG64 bit-generator state"),
         ("rng MT19937", changed(rng=mt), ValueError, "the saved 'rng' must be a PCG64 bit-generator state, "

@@ -10,7 +10,8 @@ running out, passes and the end when every player passed, the last round, trunca
 Positions play rarely reaches (a learner near two nobles, every player stuck) are set by hand in both envs alike.
 
 A last test takes tables from play and checks the batched rules against ``rules.py`` on every legal action of
-each, and ``batch.greedy_actions`` against ``players.greedy_action`` on every table's decision.
+each (the vector env's compiled loops against the single-game functions), and the greedy player of the compiled
+step against ``players.greedy_action`` on every table's decision.
 """
 
 from collections import Counter
@@ -24,9 +25,9 @@ from test_splendor_rules import give_cards, give_reserved, give_tokens, ordered
 
 from tabletop_gym.envs import IllegalActionError
 from tabletop_gym.envs.core.vector import Batch
-from tabletop_gym.envs.splendor import batch, players, rules
+from tabletop_gym.envs.splendor import players, rules, single
 from tabletop_gym.envs.splendor.cards import COLOR, POINTS, TIER_CARDS
-from tabletop_gym.envs.splendor.vector import SplendorVectorEnv
+from tabletop_gym.envs.splendor.vector import SplendorVectorEnv, _LearnerGames
 
 ENV_ID = "Tabletop/Splendor-v0"
 
@@ -34,9 +35,11 @@ ENV_ID = "Tabletop/Splendor-v0"
 @pytest.fixture
 def counts(monkeypatch):
     """Counts the rare branches the single envs' rules take (the vector env never calls ``rules.apply``: it must
-    take the same branches with its own code for the two to agree)."""
+    take the same branches in its compiled step for the two to agree). The single envs play move by move through
+    ``rules.apply`` here, not in their compiled step."""
     tally = Counter()
-    apply, draw = rules.apply, rules._draw
+    apply = rules.apply
+    monkeypatch.setattr(single, "COMPILED_STEP", False)
 
     def counted_apply(s, action, rng=None):
         choices = int(rules.legal_mask(s).sum())
@@ -50,19 +53,18 @@ def counts(monkeypatch):
             tally["reserve_from_deck"] += 1
         elif action == rules.A_PASS:
             tally["pass"] += 1
+        # A face-up card taken (bought or reserved) or a deck's top reserved, from a tier whose deck is empty.
+        drawn_tier = (action - rules.A_RESERVE) // rules.BOARD_SLOTS if rules.A_RESERVE <= action < rules.A_RESERVE_DECK \
+            else action - rules.A_RESERVE_DECK if action < rules.A_BUY else (action - rules.A_BUY) // rules.BOARD_SLOTS
+        if s.phase == rules.MAIN and rules.A_RESERVE <= action < rules.A_BUY_RESERVED and \
+                rules.deck_size(s, drawn_tier) == 0:
+            tally["deck_ran_out"] += 1
         after = apply(s, action, rng)
         if after.final_round and not s.final_round and after.phase != rules.OVER:
             tally["last_round_played"] += 1
         return after
 
-    def counted_draw(s, t):
-        card = draw(s, t)
-        if card < 0:
-            tally["deck_ran_out"] += 1
-        return card
-
     monkeypatch.setattr(rules, "apply", counted_apply)
-    monkeypatch.setattr(rules, "_draw", counted_draw)
     return tally
 
 
@@ -72,7 +74,7 @@ def random_play(rng, masks, observations):
 
 def greedy_learner(rng, masks, observations):
     """The learner plays as the greedy player would in its seat."""
-    return batch.greedy_actions(observations, masks)
+    return np.array([players.greedy_action(o, m) for o, m in zip(observations, masks)], dtype=np.int64)
 
 
 def now_and_then_illegal(rng, masks, observations):
@@ -364,15 +366,20 @@ def batch_of(tables) -> Batch:
 def test_every_legal_action_on_tables_from_play_agrees_with_the_rules():
     tables = tables_from_play(0, 16) + stuck_tables()
     b = batch_of(tables)
+    batch = _LearnerGames(np.zeros(len(tables), dtype=np.int64))
     masks = batch.legal_masks(b)
     assert np.array_equal(masks, [rules.legal_mask(s) for s in tables])
     for seat in range(rules.MAX_PLAYERS):  # every seat's view (an absent seat sees as seat 0)
         seats = np.array([seat % s.num_players for s in tables])
-        assert np.array_equal(batch.observe(b, seats), [rules.observe(s, k) for s, k in zip(tables, seats)])
+        batch.seats[:] = seats
+        assert np.array_equal(batch.observe(b), [rules.observe(s, k) for s, k in zip(tables, seats)])
         everyone = np.ones(len(tables), dtype=bool)
-        expected = [rules.outcome(s, k) for s, k in zip(tables, seats)]
-        for key, values in batch.outcome(b, everyone, seats).items():
-            assert [v if isinstance(v, list) else v.item() for v in values] == [e[key] for e in expected], key
+        # (the compiled loops take one player count: the outcome is compared per player count)
+        for n in (2, 3, 4):
+            rows = everyone & (np.array([s.num_players for s in tables]) == n)
+            expected = [rules.outcome(s, k) for s, k, r in zip(tables, seats, rows) if r]
+            for key, values in batch.outcome(b, rows).items():
+                assert [v if isinstance(v, list) else v.item() for v in values] == [e[key] for e in expected], key
     assert np.array_equal(batch.is_over(b), [rules.is_over(s) for s in tables])
     assert np.array_equal(batch.is_truncated(b), [rules.is_truncated(s) for s in tables])
     # Every legal action of every table, each from a copy of its table.
@@ -388,20 +395,24 @@ def test_every_legal_action_on_tables_from_play_agrees_with_the_rules():
 def test_the_batched_greedy_player_chooses_as_the_scalar_one_ties_included():
     tables = [s for s in tables_from_play(1, 40) if rules.legal_mask(s).sum() > 1]
     b = batch_of(tables)
-    observations = batch.observe(b, b.current)
+    batch = _LearnerGames(np.array([s.current for s in tables], dtype=np.int64))
+    observations = batch.observe(b)
     masks = batch.legal_masks(b)
-    chosen = batch.greedy_actions(observations, masks.astype(np.int8))
-    expected = [players.greedy_action(o, m) for o, m in zip(observations, masks)]
+    chosen = np.array([players.greedy_choice(o, m) for o, m in zip(observations, masks)])  # as the compiled step asks
+    expected = [players.greedy_action(rules.observe(s, s.current), rules.legal_mask(s).astype(np.int8))
+                for s in tables]
     assert chosen.tolist() == expected
     phases = Counter(int(s.phase) for s in tables)
     assert phases[rules.RETURN] and phases[rules.NOBLE], phases
 
 
 def test_the_batched_random_player_draws_as_the_scalar_one():
-    masks = batch.legal_masks(batch_of(tables_from_play(2, 6)))
+    masks = _LearnerGames.legal_masks(batch_of(tables_from_play(2, 6)))
     masks = masks[masks.any(axis=1)]
     rows = np.arange(len(masks))
-    chosen = batch.random_actions(masks, rows, [np.random.default_rng(int(i)) for i in rows])
+    # The vector env draws a random opponent's choice in Python, with each game's generator, as the single env does.
+    rngs = [np.random.default_rng(int(i)) for i in rows]
+    chosen = np.array([players.random_action(m, rngs[i]) for i, m in zip(rows, masks)])
     assert chosen.tolist() == [players.random_action(m, np.random.default_rng(int(i))) for i, m in zip(rows, masks)]
     assert masks[rows, chosen].all() and len(set(chosen.tolist())) > 20
 
@@ -409,12 +420,10 @@ def test_the_batched_random_player_draws_as_the_scalar_one():
 def test_batched_deals_shuffle_as_new_game_does():
     rows = np.arange(5)
     for n in (2, 3, 4):
-        fresh = rules.new_game(np.random.default_rng(0), n)
-        b = Batch(fresh, 5)
-        b.put_same(rows, fresh)
-        batch.deal(b, rows, [np.random.default_rng(seed) for seed in range(5)])
+        vector = SplendorVectorEnv(5, num_players=n, seat=0)  # the learner first: no move before its decision
+        vector.reset(seed=0)
         for i in rows:
-            assert b.take(i).equals(rules.new_game(np.random.default_rng(int(i)), n))
+            assert vector.state.take(i).equals(rules.new_game(np.random.default_rng(int(i)), n))
     assert TIER_CARDS[0].dtype == np.int8
 
 

@@ -1,9 +1,12 @@
-"""Splendor (Marc André), 2-4 players, the rules as pure functions on a ``State``.
+"""Splendor (Marc André), 2-4 players, the rules written once and compiled with numba.
 
-Hold this file next to RULES.md: each section there has a function here. The state is numbers
-and fixed-shape numpy arrays, padded to four seats whatever the player count; ``apply`` copies it
-and returns the next one. No Gymnasium or PettingZoo here: the AEC env, the single-agent view,
-the players and the benchmarks only call these functions.
+Hold this file next to RULES.md: each section there has a function here. The state is one flat int64 array
+(``State.data``, a ``FlatState`` with a named view per part), padded to four seats whatever the player count. The
+compiled functions take ``a``, one game's array, and change it in place: ``take_action``, ``fill_legal_mask``,
+``fill_observation``, ``play_forced``, ``take_turn``; the vector env runs the same functions in compiled loops over
+a row per game. The Python wrappers (``apply``, ``legal_mask``, ``observe``, ``play``, ``describe``, ``outcome``)
+copy a ``State`` and call them. No Gymnasium or PettingZoo here: the AEC env, the single-agent view, the players
+and the benchmarks only call these functions.
 
 Cards and nobles are ids into the tables of ``cards.py``. Each tier's deck is ``decks[t]`` in
 order (the first four went to the board at setup); its draw pile is ``decks[t, deck_top[t]:]``.
@@ -17,7 +20,8 @@ from itertools import combinations
 
 import numpy as np
 
-from ..core.state import ArrayState
+from ..core.compiled import compiled, only_action
+from ..core.state import FlatState, lay_out
 from .cards import (COLOR, COLORS, COST, GOLD, NOBLE_POINTS, NOBLE_REQUIREMENT, NUM_CARDS, NUM_NOBLES, POINTS,
                     TIER, TIER_CARDS, TIER_SIZE, TOKEN_COLORS)
 
@@ -72,47 +76,99 @@ for _c in range(5):
     TAKE_GEMS[A_TAKE1 + _c, _c] = 1
     TAKE_GEMS[A_DOUBLE + _c, _c] = 2
 
-# Lookups padded with one last row so that an empty slot (-1) reads as "nothing".
-_COST_OR_NOTHING = np.vstack([COST, np.zeros((1, 5), np.int8)])
-_NOBLE_OR_NEVER = np.vstack([NOBLE_REQUIREMENT, np.full((1, 5), 99, np.int8)])
-_TIER_SIZE = np.array(TIER_SIZE, dtype=np.int16)
+TAKE_GEMS.setflags(write=False)
+_TAKE_GEMS = TAKE_GEMS.astype(np.int64)  # the compiled code reads int64 tables (the same integers unjitted)
+_COST = COST.astype(np.int64)
+_COLOR = COLOR.astype(np.int64)
+_POINTS = POINTS.astype(np.int64)
+_TIER = TIER.astype(np.int64)
+_NOBLE_NEEDS = NOBLE_REQUIREMENT.astype(np.int64)
+_TIER_SIZE = np.array(TIER_SIZE, dtype=np.int64)
+_DECK_LENGTH = max(TIER_SIZE)  # 40: each tier's deck row, padded with -1
+_MAX_ROUNDS_LIMIT = 2 ** 62  # max_rounds has no upper bound but an int64's
 
 
-class State(ArrayState):
-    """Everything on the table, hidden parts (deck order, blind reservations) included."""
+# ---------------------------------------------------------------- the state
+
+class State(FlatState):
+    """Everything on the table, hidden parts (deck order, blind reservations) included, in one int64 array; the
+    player count and ``max_rounds`` (the game's options) are parts of it too. Each part's values run from ``low``
+    to ``high``."""
+
+    PARTS = (
+        ("num_players", 0, MIN_PLAYERS, MAX_PLAYERS),
+        ("max_rounds", 0, 1, _MAX_ROUNDS_LIMIT),
+        ("bank", 6, 0, 7),
+        ("tokens", (MAX_PLAYERS, 6), 0, 10 + 3),
+        ("bonuses", (MAX_PLAYERS, 5), 0, NUM_CARDS),
+        ("points", MAX_PLAYERS, 0, 200),
+        ("cards_bought", MAX_PLAYERS, 0, NUM_CARDS),
+        ("nobles_owned", MAX_PLAYERS, 0, MAX_PLAYERS + 1),
+        ("owner", NUM_CARDS, -1, MAX_PLAYERS - 1),             # who bought each card
+        ("decks", (3, _DECK_LENGTH), -1, NUM_CARDS - 1),      # each tier in order, padded with -1
+        ("deck_top", 3, BOARD_SLOTS, _DECK_LENGTH),           # cards dealt or drawn from each deck so far
+        ("board", (3, BOARD_SLOTS), -1, NUM_CARDS - 1),
+        # Reserved cards in order of reservation (-1 = free); blind = taken from the top of a deck.
+        ("reserved", (MAX_PLAYERS, MAX_RESERVED), -1, NUM_CARDS - 1),
+        ("reserved_blind", (MAX_PLAYERS, MAX_RESERVED), 0, 1),
+        ("nobles", MAX_PLAYERS + 1, -1, NUM_NOBLES - 1),      # on the table, in display order
+        ("noble_owner", NUM_NOBLES, -1, MAX_PLAYERS - 1),
+        ("current", 0, 0, MAX_PLAYERS - 1),
+        ("phase", 0, MAIN, OVER),
+        ("round", 0, 1, _MAX_ROUNDS_LIMIT),
+        ("final_round", 0, 0, 1),
+        ("passes", 0, 0, MAX_PLAYERS),                         # consecutive passes
+        ("result", 0, PLAYING, FORFEITED),
+        ("forfeited_by", 0, -1, MAX_PLAYERS - 1),
+    )
 
     def __init__(self, num_players: int, max_rounds: int, decks: np.ndarray, nobles: np.ndarray):
         n = num_players
-        self.num_players = n
+        self.data = _fresh_table(n).copy()
         self.max_rounds = max_rounds
-        self.bank = np.zeros(6, dtype=np.int8)
-        self.bank[:5] = GEMS_PER_COLOR[n]
-        self.bank[GOLD] = GOLD_TOKENS
-        self.tokens = np.zeros((MAX_PLAYERS, 6), dtype=np.int8)
-        self.bonuses = np.zeros((MAX_PLAYERS, 5), dtype=np.int8)
-        self.points = np.zeros(MAX_PLAYERS, dtype=np.int8)
-        self.cards_bought = np.zeros(MAX_PLAYERS, dtype=np.int8)
-        self.nobles_owned = np.zeros(MAX_PLAYERS, dtype=np.int8)
-        self.owner = np.full(NUM_CARDS, -1, dtype=np.int8)  # who bought each card
-        self.decks = decks  # (3, 40), each tier in order, padded with -1
-        self.deck_top = np.zeros(3, dtype=np.int16)  # cards dealt or drawn from each deck so far
-        self.board = np.full((3, BOARD_SLOTS), -1, dtype=np.int8)
-        # Reserved cards in order of reservation (-1 = free); blind = taken from the top of a deck.
-        self.reserved = np.full((MAX_PLAYERS, MAX_RESERVED), -1, dtype=np.int8)
-        self.reserved_blind = np.zeros((MAX_PLAYERS, MAX_RESERVED), dtype=bool)
-        self.nobles = np.full(MAX_PLAYERS + 1, -1, dtype=np.int8)  # on the table, in display order
-        self.nobles[:n + 1] = nobles
-        self.noble_owner = np.full(NUM_NOBLES, -1, dtype=np.int8)
-        self.current = 0
-        self.phase = MAIN
-        self.round = 1
-        self.final_round = False
-        self.passes = 0  # consecutive passes
-        self.result = PLAYING
-        self.forfeited_by = -1
-        for t in range(3):
-            for slot in range(BOARD_SLOTS):
-                self.board[t, slot] = _draw(self, t)
+        data = self.data
+        data[AT_DECKS:AT_DECKS + decks.size] = decks.ravel()
+        # The first four cards of each deck go face up to slots 0-3.
+        data[AT_BOARD:AT_BOARD + 3 * BOARD_SLOTS] = decks[:, :BOARD_SLOTS].ravel()
+        data[AT_NOBLES:AT_NOBLES + n + 1] = nobles
+
+
+# Where each part sits in ``data``: the compiled functions read and write the array at these offsets.
+_AT = lay_out(State)
+AT_NUM_PLAYERS, AT_MAX_ROUNDS, AT_BANK, AT_TOKENS = _AT["num_players"], _AT["max_rounds"], _AT["bank"], _AT["tokens"]
+AT_BONUSES, AT_POINTS, AT_CARDS, AT_NOBLES_OWNED = _AT["bonuses"], _AT["points"], _AT["cards_bought"], _AT["nobles_owned"]
+AT_OWNER, AT_DECKS, AT_DECK_TOP, AT_BOARD = _AT["owner"], _AT["decks"], _AT["deck_top"], _AT["board"]
+AT_RESERVED, AT_BLIND, AT_NOBLES, AT_NOBLE_OWNER = _AT["reserved"], _AT["reserved_blind"], _AT["nobles"], _AT["noble_owner"]
+AT_CURRENT, AT_PHASE, AT_ROUND, AT_FINAL_ROUND = _AT["current"], _AT["phase"], _AT["round"], _AT["final_round"]
+AT_PASSES, AT_RESULT, AT_FORFEITED_BY = _AT["passes"], _AT["result"], _AT["forfeited_by"]
+
+
+_FRESH = {}
+
+
+def _fresh_table(n: int) -> np.ndarray:
+    """A new ``n``-player game's array before its cards are dealt: the bank, no cards bought or reserved, no
+    owners, player 0 to play in round 1."""
+    if n not in _FRESH:
+        s = object.__new__(State)
+        s.data = np.zeros(State.SIZE, dtype=np.int64)
+        s.num_players = n
+        s.bank[:5] = GEMS_PER_COLOR[n]
+        s.bank[GOLD] = GOLD_TOKENS
+        s.owner = -1
+        s.decks = -1
+        s.deck_top = BOARD_SLOTS
+        s.board = -1
+        s.reserved = -1
+        s.nobles = -1
+        s.noble_owner = -1
+        s.phase = MAIN
+        s.round = 1
+        s.result = PLAYING
+        s.forfeited_by = -1
+        s.data.setflags(write=False)
+        _FRESH[n] = s.data
+    return _FRESH[n]
 
 
 # ---------------------------------------------------------------- setup
@@ -126,10 +182,11 @@ def new_game(rng: np.random.Generator, num_players: int = 2, max_rounds: int = D
     cards follow shuffled) and ``"nobles"`` (exactly players + 1 noble ids, in display order).
     """
     deck = _check_deck(deck, num_players)
-    decks = np.full((3, max(TIER_SIZE)), -1, dtype=np.int8)
+    decks = np.full((3, _DECK_LENGTH), -1, dtype=np.int8)
     for t in range(3):
         top = deck.get(f"tier{t + 1}", [])
-        rest = np.array([c for c in TIER_CARDS[t] if c not in set(top)], dtype=np.int8)
+        stacked = set(top)
+        rest = np.array([c for c in TIER_CARDS[t] if c not in stacked], dtype=np.int8) if top else TIER_CARDS[t].copy()
         rng.shuffle(rest)
         decks[t, :TIER_SIZE[t]] = np.concatenate([np.array(top, dtype=np.int8), rest])
     if "nobles" in deck:
@@ -185,14 +242,56 @@ def _check_deck(deck, num_players: int) -> dict:
 
 
 # ---------------------------------------------------------------- the cards on the table
+# Compiled: each function takes ``a``, one game's ``data``, and changes it in place. Tables are int64, so that plain
+# Python (NUMBA_DISABLE_JIT=1) computes in the same integers as the compiled code.
+
+@compiled
+def draw_card(a, t):
+    """The top card of tier ``t``'s deck (0-based tier), or -1 when the deck is empty."""
+    top = a[AT_DECK_TOP + t]
+    if top >= _TIER_SIZE[t]:
+        return -1
+    a[AT_DECK_TOP + t] = top + 1
+    return a[AT_DECKS + t * _DECK_LENGTH + top]
+
+
+@compiled
+def _reserved_count(a, seat):
+    count = 0
+    for j in range(MAX_RESERVED):
+        if a[AT_RESERVED + seat * MAX_RESERVED + j] >= 0:
+            count += 1
+    return count
+
+
+@compiled
+def _qualifies(a, seat, place):
+    """Whether the seat's bonuses meet the requirement of the noble at ``place`` on the table (none: False)."""
+    noble = a[AT_NOBLES + place]
+    if noble < 0:
+        return False
+    for c in range(5):
+        if a[AT_BONUSES + seat * 5 + c] < _NOBLE_NEEDS[noble, c]:
+            return False
+    return True
+
+
+@compiled
+def _token_count(a, seat):
+    total = 0
+    for c in range(6):
+        total += a[AT_TOKENS + seat * 6 + c]
+    return total
+
+
+@compiled
+def _truncated(a):
+    return a[AT_PHASE] != OVER and a[AT_ROUND] > a[AT_MAX_ROUNDS]
+
 
 def _draw(s: State, t: int) -> int:
-    """The top card of tier ``t``'s deck (0-based tier), or -1 when the deck is empty."""
-    top = s.deck_top[t]
-    if top >= TIER_SIZE[t]:
-        return -1
-    s.deck_top[t] = top + 1
-    return int(s.decks[t, top])
+    """The top card of tier ``t``'s deck (0-based tier), or -1 when the deck is empty (on a ``State``)."""
+    return int(draw_card(s.data, t))
 
 
 def deck_size(s: State, t: int) -> int:
@@ -210,64 +309,243 @@ def reserved_count(s: State, seat: int) -> int:
 
 def qualifying_nobles(s: State, seat: int) -> np.ndarray:
     """For each noble place on the table, whether the seat's bonuses meet that noble's requirement."""
-    return (_NOBLE_OR_NEVER[s.nobles] <= s.bonuses[seat]).all(axis=1)
+    return np.array([_qualifies(s.data, seat, place) for place in range(MAX_PLAYERS + 1)])
 
 
 # ---------------------------------------------------------------- legal actions
 
-def legal_mask(s: State) -> np.ndarray:
-    """Which actions the current player may take now (all False once the game is over or truncated)."""
-    mask = np.zeros(NUM_ACTIONS, dtype=bool)
-    if s.phase == OVER or s.round > s.max_rounds:
-        return mask
-    seat = s.current
-    if s.phase == MAIN:
-        _main_mask(s, seat, mask)
-    elif s.phase == RETURN:
-        mask[A_RETURN:A_NOBLE] = s.tokens[seat] > 0
+@compiled
+def fill_legal_mask(a, mask):
+    """``mask`` (72 bools) set to the actions the current player may take now (all False once the game is over or
+    truncated)."""
+    mask[:] = False
+    if a[AT_PHASE] == OVER or a[AT_ROUND] > a[AT_MAX_ROUNDS]:
+        return
+    seat = a[AT_CURRENT]
+    phase = a[AT_PHASE]
+    if phase == MAIN:
+        _main_mask(a, seat, mask)
+    elif phase == RETURN:
+        for c in range(6):
+            mask[A_RETURN + c] = a[AT_TOKENS + seat * 6 + c] > 0
     else:
-        mask[A_NOBLE:A_PASS] = qualifying_nobles(s, seat)
-    return mask
+        for place in range(MAX_PLAYERS + 1):
+            mask[A_NOBLE + place] = _qualifies(a, seat, place)
 
 
-def _take_mask(available: np.ndarray, four_or_more: np.ndarray) -> np.ndarray:
-    """Legal take actions (0-29) given which colours the bank has, and which it has 4 or more of."""
-    mask = np.zeros(A_RESERVE, dtype=bool)
-    mask[A_TAKE3:A_TAKE2] = available[TAKE3_COLORS].all(axis=1)
-    if np.count_nonzero(available) < 3:
-        # Fewer than 3 colours left: 2 different or 1 gem, of those available.
-        mask[A_TAKE2:A_TAKE1] = available[TAKE2_COLORS].all(axis=1)
-        mask[A_TAKE1:A_DOUBLE] = available
-    mask[A_DOUBLE:A_RESERVE] = four_or_more
-    return mask
-
-
-_BITS = np.array([[(code >> c) & 1 for c in range(5)] for code in range(32)], dtype=bool)
-# The take mask for every bank, indexed by two 5-bit codes: colours present, colours with 4 or more.
-_TAKE_MASKS = np.array([[_take_mask(_BITS[a], _BITS[f]) for f in range(32)] for a in range(32)])
-
-
-def _main_mask(s: State, seat: int, mask: np.ndarray) -> None:
-    present = four_or_more = 0
-    for bit, gems in zip((1, 2, 4, 8, 16), s.bank[:5].tolist()):
-        if gems:
-            present |= bit
-            if gems >= 4:
-                four_or_more |= bit
-    mask[:A_RESERVE] = _TAKE_MASKS[present, four_or_more]
-    if s.reserved[seat, MAX_RESERVED - 1] < 0:  # reservations are packed: the last place is free
-        mask[A_RESERVE:A_RESERVE_DECK] = s.board.ravel() >= 0
-        mask[A_RESERVE_DECK:A_BUY] = s.deck_top < _TIER_SIZE
-    # Buying: the 12 face-up cards then the 3 reserved places, all checked at once.
-    candidates = np.concatenate((s.board.ravel(), s.reserved[seat]))
-    means = s.bonuses[seat] + s.tokens[seat, :5]
-    shortfall = np.maximum(_COST_OR_NOTHING[candidates] - means, 0).sum(axis=1)
-    mask[A_BUY:A_RETURN] = (candidates >= 0) & (shortfall <= s.tokens[seat, GOLD])
-    if not mask.any():
-        mask[A_PASS] = True
+@compiled
+def _main_mask(a, seat, mask):
+    colors = 0
+    for c in range(5):
+        if a[AT_BANK + c] > 0:
+            colors += 1
+    for action in range(A_RESERVE):
+        if action < A_DOUBLE:
+            # 3 different colours; 2 different or 1 gem only when fewer than 3 colours are left.
+            if action >= A_TAKE2 and colors >= 3:
+                continue
+            ok = True
+            for c in range(5):
+                if _TAKE_GEMS[action, c] > 0 and a[AT_BANK + c] == 0:
+                    ok = False
+            mask[action] = ok
+        else:
+            mask[action] = a[AT_BANK + action - A_DOUBLE] >= 4  # 2 of a colour the bank has 4 or more of
+    if a[AT_RESERVED + seat * MAX_RESERVED + MAX_RESERVED - 1] < 0:  # reservations are packed: the last is free
+        for index in range(3 * BOARD_SLOTS):
+            mask[A_RESERVE + index] = a[AT_BOARD + index] >= 0
+        for t in range(3):
+            mask[A_RESERVE_DECK + t] = a[AT_DECK_TOP + t] < _TIER_SIZE[t]
+    # Buying: the 12 face-up cards then the 3 reserved places.
+    gold = a[AT_TOKENS + seat * 6 + GOLD]
+    for index in range(3 * BOARD_SLOTS + MAX_RESERVED):
+        if index < 3 * BOARD_SLOTS:
+            card = a[AT_BOARD + index]
+        else:
+            card = a[AT_RESERVED + seat * MAX_RESERVED + index - 3 * BOARD_SLOTS]
+        if card < 0:
+            continue
+        shortfall = 0
+        for c in range(5):
+            short = _COST[card, c] - a[AT_BONUSES + seat * 5 + c] - a[AT_TOKENS + seat * 6 + c]
+            if short > 0:
+                shortfall += short
+        mask[A_BUY + index] = shortfall <= gold
+    for action in range(NUM_ACTIONS):
+        if mask[action]:
+            return
+    mask[A_PASS] = True
 
 
 # ---------------------------------------------------------------- a turn
+
+@compiled
+def take_action(a, action):
+    """The current player takes ``action`` (which must be legal)."""
+    seat = a[AT_CURRENT]
+    phase = a[AT_PHASE]
+    if phase == RETURN:
+        color = action - A_RETURN
+        a[AT_TOKENS + seat * 6 + color] -= 1
+        a[AT_BANK + color] += 1
+        if _token_count(a, seat) <= TOKEN_LIMIT:
+            _nobles_or_end_turn(a, seat)
+        return
+    if phase == NOBLE:
+        _noble_visits(a, seat, action - A_NOBLE)
+        _end_turn(a, seat)
+        return
+    if action == A_PASS:
+        a[AT_PASSES] += 1
+    else:
+        a[AT_PASSES] = 0
+        if action < A_RESERVE:
+            for c in range(5):
+                gems = _TAKE_GEMS[action, c]
+                a[AT_TOKENS + seat * 6 + c] += gems
+                a[AT_BANK + c] -= gems
+        elif action < A_BUY:
+            _reserve(a, seat, action - A_RESERVE)
+        else:
+            _buy(a, seat, action - A_BUY)
+    # Only a take or a reserve can bring a player over the limit: a purchase pays tokens back.
+    if action < A_BUY and _token_count(a, seat) > TOKEN_LIMIT:
+        a[AT_PHASE] = RETURN
+    else:
+        _nobles_or_end_turn(a, seat)
+
+
+@compiled
+def _reserve(a, seat, index):
+    """Reserve face-up card ``index`` (0-11: tier * 4 + slot) or the top of a deck (12-14); gold if any."""
+    if index < 3 * BOARD_SLOTS:
+        t = index // BOARD_SLOTS
+        card = a[AT_BOARD + index]
+        a[AT_BOARD + index] = draw_card(a, t)
+        blind = 0
+    else:
+        card = draw_card(a, index - 3 * BOARD_SLOTS)
+        blind = 1
+    place = _reserved_count(a, seat)
+    a[AT_RESERVED + seat * MAX_RESERVED + place] = card
+    a[AT_BLIND + seat * MAX_RESERVED + place] = blind
+    if a[AT_BANK + GOLD] > 0:
+        a[AT_BANK + GOLD] -= 1
+        a[AT_TOKENS + seat * 6 + GOLD] += 1
+
+
+@compiled
+def _buy(a, seat, index):
+    """Buy face-up card ``index`` (0-11) or reserved card ``index - 12``; gems of the colour first, then gold."""
+    if index < 3 * BOARD_SLOTS:
+        card = a[AT_BOARD + index]
+        a[AT_BOARD + index] = draw_card(a, index // BOARD_SLOTS)
+    else:
+        at = seat * MAX_RESERVED
+        card = a[AT_RESERVED + at + index - 3 * BOARD_SLOTS]
+        # Keep the reservations packed in order: the later ones move up one place.
+        for j in range(index - 3 * BOARD_SLOTS, MAX_RESERVED - 1):
+            a[AT_RESERVED + at + j] = a[AT_RESERVED + at + j + 1]
+            a[AT_BLIND + at + j] = a[AT_BLIND + at + j + 1]
+        a[AT_RESERVED + at + MAX_RESERVED - 1] = -1
+        a[AT_BLIND + at + MAX_RESERVED - 1] = 0
+    gold = 0
+    for c in range(5):
+        cost = _COST[card, c] - a[AT_BONUSES + seat * 5 + c]
+        if cost > 0:
+            gems = min(cost, a[AT_TOKENS + seat * 6 + c])
+            a[AT_TOKENS + seat * 6 + c] -= gems
+            a[AT_BANK + c] += gems
+            gold += cost - gems
+    a[AT_TOKENS + seat * 6 + GOLD] -= gold
+    a[AT_BANK + GOLD] += gold
+    a[AT_OWNER + card] = seat
+    a[AT_BONUSES + seat * 5 + _COLOR[card]] += 1
+    a[AT_POINTS + seat] += _POINTS[card]
+    a[AT_CARDS + seat] += 1
+
+
+_FEWEST_BONUSES_FOR_A_NOBLE = int(NOBLE_REQUIREMENT.sum(axis=1).min())  # 8
+
+
+@compiled
+def _nobles_or_end_turn(a, seat):
+    """After the action and any returns: a noble visits (the player chooses if several qualify)."""
+    # Fewer cards than any noble asks for cannot qualify: the common case, checked cheaply first.
+    if a[AT_CARDS + seat] >= _FEWEST_BONUSES_FOR_A_NOBLE:
+        for place in range(MAX_PLAYERS + 1):
+            if _qualifies(a, seat, place):
+                a[AT_PHASE] = NOBLE
+                return
+    _end_turn(a, seat)
+
+
+@compiled
+def _noble_visits(a, seat, place):
+    noble = a[AT_NOBLES + place]
+    a[AT_NOBLE_OWNER + noble] = seat
+    a[AT_NOBLES_OWNED + seat] += 1
+    a[AT_POINTS + seat] += NOBLE_POINTS
+    # The nobles left on the table close up, so noble_i is always the i-th one shown.
+    for p in range(place, MAX_PLAYERS):
+        a[AT_NOBLES + p] = a[AT_NOBLES + p + 1]
+    a[AT_NOBLES + MAX_PLAYERS] = -1
+
+
+@compiled
+def _end_turn(a, seat):
+    """15 points start the last round; the game ends when it is complete, or after n passes in a row."""
+    a[AT_PHASE] = MAIN
+    n = a[AT_NUM_PLAYERS]
+    if a[AT_POINTS + seat] >= WINNING_POINTS:
+        a[AT_FINAL_ROUND] = 1
+    if a[AT_PASSES] >= n:
+        end_game(a, ALL_PASSED)
+    elif seat == n - 1:
+        if a[AT_FINAL_ROUND]:
+            end_game(a, FINISHED)
+        else:
+            a[AT_ROUND] += 1
+            a[AT_CURRENT] = 0
+    else:
+        a[AT_CURRENT] = seat + 1
+
+
+@compiled
+def end_game(a, result):
+    a[AT_PHASE] = OVER
+    a[AT_RESULT] = result
+
+
+@compiled
+def forfeit_game(a, seat):
+    """The game ended by an illegal action of ``seat``."""
+    a[AT_FORFEITED_BY] = seat
+    end_game(a, FORFEITED)
+
+
+@compiled
+def play_forced(a, mask):
+    """Every move the player to decide has no choice in, until a real decision or the end; ``mask`` holds the
+    state's legal actions on the way in and is kept up to date."""
+    action = only_action(mask)
+    while action >= 0:
+        take_action(a, action)
+        fill_legal_mask(a, mask)
+        action = only_action(mask)
+
+
+@compiled
+def take_turn(a, action, skip_forced, mask):
+    """``action``, then (``skip_forced``) every forced move after it, whoever's; ``mask`` set to the legal actions of
+    the state reached."""
+    take_action(a, action)
+    fill_legal_mask(a, mask)
+    if skip_forced:
+        play_forced(a, mask)
+
+
+# The same turn for Python callers: on a State, copied first.
 
 def apply(s: State, action: int, rng: np.random.Generator | None = None) -> State:
     """The state after the current player takes ``action`` (which must be legal). ``s`` is not changed.
@@ -275,125 +553,15 @@ def apply(s: State, action: int, rng: np.random.Generator | None = None) -> Stat
     The game has no randomness after the shuffle; ``rng`` is accepted for a uniform signature.
     """
     s = s.copy()
-    seat = s.current
-    if s.phase == RETURN:
-        color = action - A_RETURN
-        s.tokens[seat, color] -= 1
-        s.bank[color] += 1
-        if s.tokens[seat].sum() <= TOKEN_LIMIT:
-            _nobles_or_end_turn(s, seat)
-        return s
-    if s.phase == NOBLE:
-        _noble_visits(s, seat, action - A_NOBLE)
-        _end_turn(s, seat)
-        return s
-    if action == A_PASS:
-        s.passes += 1
-    else:
-        s.passes = 0
-        if action < A_RESERVE:
-            gems = TAKE_GEMS[action]
-            s.tokens[seat, :5] += gems
-            s.bank[:5] -= gems
-        elif action < A_BUY:
-            _reserve(s, seat, action - A_RESERVE)
-        else:
-            _buy(s, seat, action - A_BUY)
-    # Only a take or a reserve can bring a player over the limit: a purchase pays tokens back.
-    if action < A_BUY and s.tokens[seat].sum() > TOKEN_LIMIT:
-        s.phase = RETURN
-    else:
-        _nobles_or_end_turn(s, seat)
+    take_action(s.data, action)
     return s
 
 
-def _reserve(s: State, seat: int, index: int) -> None:
-    """Reserve face-up card ``index`` (0-11: tier * 4 + slot) or the top of a deck (12-14); gold if any."""
-    if index < 12:
-        t, slot = divmod(index, BOARD_SLOTS)
-        card = int(s.board[t, slot])
-        s.board[t, slot] = _draw(s, t)
-        blind = False
-    else:
-        card = _draw(s, index - 12)
-        blind = True
-    place = reserved_count(s, seat)
-    s.reserved[seat, place] = card
-    s.reserved_blind[seat, place] = blind
-    if s.bank[GOLD] > 0:
-        s.bank[GOLD] -= 1
-        s.tokens[seat, GOLD] += 1
-
-
-def _buy(s: State, seat: int, index: int) -> None:
-    """Buy face-up card ``index`` (0-11) or reserved card ``index - 12``; gems of the colour first, then gold."""
-    if index < 12:
-        t, slot = divmod(index, BOARD_SLOTS)
-        card = int(s.board[t, slot])
-        s.board[t, slot] = _draw(s, t)
-    else:
-        place = index - 12
-        card = int(s.reserved[seat, place])
-        # Keep the reservations packed in order: the later ones move up one place.
-        s.reserved[seat, place:-1] = s.reserved[seat, place + 1:].copy()
-        s.reserved[seat, -1] = -1
-        s.reserved_blind[seat, place:-1] = s.reserved_blind[seat, place + 1:].copy()
-        s.reserved_blind[seat, -1] = False
-    cost = np.maximum(COST[card] - s.bonuses[seat], 0)
-    gems = np.minimum(cost, s.tokens[seat, :5])
-    gold = int((cost - gems).sum())
-    s.tokens[seat, :5] -= gems
-    s.bank[:5] += gems
-    s.tokens[seat, GOLD] -= gold
-    s.bank[GOLD] += gold
-    s.owner[card] = seat
-    s.bonuses[seat, COLOR[card]] += 1
-    s.points[seat] += POINTS[card]
-    s.cards_bought[seat] += 1
-
-
-_FEWEST_BONUSES_FOR_A_NOBLE = int(NOBLE_REQUIREMENT.sum(axis=1).min())  # 8
-
-
-def _nobles_or_end_turn(s: State, seat: int) -> None:
-    """After the action and any returns: a noble visits (the player chooses if several qualify)."""
-    # Fewer cards than any noble asks for cannot qualify: the common case, checked cheaply first.
-    if s.cards_bought[seat] >= _FEWEST_BONUSES_FOR_A_NOBLE and qualifying_nobles(s, seat).any():
-        s.phase = NOBLE
-    else:
-        _end_turn(s, seat)
-
-
-def _noble_visits(s: State, seat: int, place: int) -> None:
-    noble = int(s.nobles[place])
-    s.noble_owner[noble] = seat
-    s.nobles_owned[seat] += 1
-    s.points[seat] += NOBLE_POINTS
-    # The nobles left on the table close up, so noble_i is always the i-th one shown.
-    s.nobles[place:-1] = s.nobles[place + 1:].copy()
-    s.nobles[-1] = -1
-
-
-def _end_turn(s: State, seat: int) -> None:
-    """15 points start the last round; the game ends when it is complete, or after n passes in a row."""
-    s.phase = MAIN
-    if s.points[seat] >= WINNING_POINTS:
-        s.final_round = True
-    if s.passes >= s.num_players:
-        _game_over(s, ALL_PASSED)
-    elif seat == s.num_players - 1:
-        if s.final_round:
-            _game_over(s, FINISHED)
-        else:
-            s.round += 1
-            s.current = 0
-    else:
-        s.current = seat + 1
-
-
-def _game_over(s: State, result: int) -> None:
-    s.phase = OVER
-    s.result = result
+def legal_mask(s: State) -> np.ndarray:
+    """Which actions the current player may take now (all False once the game is over or truncated)."""
+    mask = np.empty(NUM_ACTIONS, dtype=bool)
+    fill_legal_mask(s.data, mask)
+    return mask
 
 
 # ---------------------------------------------------------------- end and score
@@ -410,8 +578,7 @@ def is_truncated(s: State) -> bool:
 def forfeit(s: State, seat: int | None = None) -> State:
     """The game ended by an illegal action of ``seat`` (the current player by default)."""
     s = s.copy()
-    s.forfeited_by = s.current if seat is None else seat
-    _game_over(s, FORFEITED)
+    forfeit_game(s.data, s.current if seat is None else seat)
     return s
 
 
@@ -420,10 +587,11 @@ def winners(s: State) -> list[int]:
     if s.phase != OVER or s.result == FORFEITED:
         return []
     seats = range(s.num_players)
-    best = max(int(s.points[k]) for k in seats)
-    tied = [k for k in seats if s.points[k] == best]
-    fewest = min(int(s.cards_bought[k]) for k in tied)
-    return [k for k in tied if s.cards_bought[k] == fewest]
+    points, cards = s.points, s.cards_bought
+    best = max(int(points[k]) for k in seats)
+    tied = [k for k in seats if points[k] == best]
+    fewest = min(int(cards[k]) for k in tied)
+    return [k for k in tied if cards[k] == fewest]
 
 
 def rewards(s: State) -> list[float]:
@@ -441,11 +609,12 @@ def rewards(s: State) -> list[float]:
 def outcome(s: State, seat: int = 0) -> dict:
     """``won`` (the seat is among the winners), ``score`` (its points), and the table's result."""
     result = "truncated" if is_truncated(s) else RESULT_NAMES[s.result]
+    won = winners(s)
     return {
-        "won": seat in winners(s),
+        "won": seat in won,
         "score": int(s.points[seat]),
         "points": [int(p) for p in s.points[:s.num_players]],
-        "winners": winners(s),
+        "winners": won,
         "result": result,
     }
 
@@ -526,71 +695,74 @@ def _card_feature_table() -> np.ndarray:
 
 
 CARD_TABLE = _card_feature_table()
-_BOARD_TABLE = np.ascontiguousarray(CARD_TABLE[:, :CARD_SIZE])
 _NOBLE_TABLE = np.zeros((NUM_NOBLES + 1, NOBLE_SIZE), dtype=np.float32)
 _NOBLE_TABLE[:NUM_NOBLES, 0] = 1
 _NOBLE_TABLE[:NUM_NOBLES, 1:] = NOBLE_REQUIREMENT
 _SEEN_BY_OTHERS, _SEEN_BY_OWNER = 2 * NUM_CARDS, NUM_CARDS  # row offsets of a blind reservation
 
 
-def _observation_plan(n: int, seat: int):
-    """What observe() copies for ``seat`` in an ``n``-player game: the constant entries (a template)
-    and, for the per-seat numbers, where each comes from in ``_seat_numbers`` and where it goes."""
-    template = np.zeros(OBSERVATION_SIZE, dtype=np.float32)
-    order = np.array([(seat + r) % n for r in range(n)])
-    source, target = [], []
-    for r, k in enumerate(order):
+
+@compiled
+def fill_observation(a, seat, obs):
+    """``obs`` set to the flat observation of ``seat``: the table, then every seat in turn order starting with its
+    own. Another player's blind reservation shows only its tier; no deck order is ever shown."""
+    obs[:] = 0
+    n = a[AT_NUM_PLAYERS]
+    for c in range(6):
+        obs[OBS_BANK + c] = a[AT_BANK + c]
+    for t in range(3):
+        obs[OBS_DECKS + t] = _TIER_SIZE[t] - a[AT_DECK_TOP + t]
+    for index in range(3 * BOARD_SLOTS):
+        card = a[AT_BOARD + index]
+        if card >= 0:
+            for f in range(CARD_SIZE):
+                obs[OBS_BOARD + index * CARD_SIZE + f] = CARD_TABLE[card, f]
+    for place in range(MAX_PLAYERS + 1):
+        noble = a[AT_NOBLES + place]
+        if noble >= 0:
+            for f in range(NOBLE_SIZE):
+                obs[OBS_NOBLES + place * NOBLE_SIZE + f] = _NOBLE_TABLE[noble, f]
+    for r in range(n):
+        k = (seat + r) % n
         base = OBS_SEATS + r * SEAT_SIZE
-        template[base] = 1  # present
-        for i in range(6):
-            source.append(k * 6 + i)
-            target.append(base + S_TOKENS + i)
-        for i in range(5):
-            source.append(24 + k * 5 + i)
-            target.append(base + S_BONUSES + i)
-        for j, column in enumerate((S_POINTS, S_CARDS, S_NOBLES, S_RESERVED)):
-            source.append(44 + 4 * j + k)
-            target.append(base + column)
-    template[OBS_CONTEXT + 7 + n - MIN_PLAYERS] = 1
-    template[OBS_CONTEXT + 10 + seat] = 1
-    reserved = np.arange(OBS_SEATS, OBS_SEATS + n * SEAT_SIZE).reshape(n, SEAT_SIZE)[:, SEAT_HEAD:]
-    return template, order, np.array(source), np.array(target), reserved.ravel()
-
-
-_PLANS = {(n, seat): _observation_plan(n, seat)
-          for n in range(MIN_PLAYERS, MAX_PLAYERS + 1) for seat in range(n)}
-
-
-def observe(s: State, seat: int = 0) -> np.ndarray:
-    """The flat observation of ``seat``: the table, then every seat in turn order starting with its own.
-
-    Another player's blind reservation shows only its tier; no deck order is ever shown.
-    """
-    n = s.num_players
-    template, order, source, target, reserved_target = _PLANS[n, seat]
-    obs = template.copy()
-    obs[0:6] = s.bank
-    obs[6:9] = _TIER_SIZE - s.deck_top
-    obs[OBS_BOARD:OBS_NOBLES] = _BOARD_TABLE[s.board].reshape(-1)
-    obs[OBS_NOBLES:OBS_SEATS] = _NOBLE_TABLE[s.nobles].reshape(-1)
-    held = s.reserved >= 0
-    numbers = np.concatenate((s.tokens.reshape(-1), s.bonuses.reshape(-1), s.points, s.cards_bought,
-                              s.nobles_owned, held.sum(axis=1)))
-    obs[target] = numbers[source]
-    # Card-table rows of the reserved cards: others' blind ones as seen by others, the seat's own in full.
-    rows = s.reserved + s.reserved_blind * np.int16(_SEEN_BY_OTHERS)
-    rows[seat] -= s.reserved_blind[seat] * np.int16(_SEEN_BY_OTHERS - _SEEN_BY_OWNER)
-    obs[reserved_target] = CARD_TABLE[rows[order]].reshape(-1)
+        obs[base] = 1  # present
+        for c in range(6):
+            obs[base + S_TOKENS + c] = a[AT_TOKENS + k * 6 + c]
+        for c in range(5):
+            obs[base + S_BONUSES + c] = a[AT_BONUSES + k * 5 + c]
+        obs[base + S_POINTS] = a[AT_POINTS + k]
+        obs[base + S_CARDS] = a[AT_CARDS + k]
+        obs[base + S_NOBLES] = a[AT_NOBLES_OWNED + k]
+        obs[base + S_RESERVED] = _reserved_count(a, k)
+        for j in range(MAX_RESERVED):
+            card = a[AT_RESERVED + k * MAX_RESERVED + j]
+            if card < 0:
+                continue
+            row = card
+            if a[AT_BLIND + k * MAX_RESERVED + j]:
+                # Others see a blind reservation's tier only; its owner sees the card and the flag.
+                row = card + (_SEEN_BY_OWNER if k == seat else _SEEN_BY_OTHERS)
+            at = base + SEAT_HEAD + j * RESERVED_SIZE
+            for f in range(RESERVED_SIZE):
+                obs[at + f] = CARD_TABLE[row, f]
     i = OBS_CONTEXT
-    phase = s.phase
+    phase = a[AT_PHASE]
     if phase != OVER:
         obs[i + phase] = 1
         if phase == RETURN:
-            obs[i + 3] = s.tokens[s.current].sum() - TOKEN_LIMIT
-    obs[i + 4] = s.final_round
-    obs[i + 5] = min(s.round, s.max_rounds) / s.max_rounds
-    obs[i + 6] = s.passes
-    obs[i + 14 + (s.current - seat) % n] = 1
+            obs[i + 3] = _token_count(a, a[AT_CURRENT]) - TOKEN_LIMIT
+    obs[i + 4] = a[AT_FINAL_ROUND]
+    obs[i + 5] = min(a[AT_ROUND], a[AT_MAX_ROUNDS]) / a[AT_MAX_ROUNDS]
+    obs[i + 6] = a[AT_PASSES]
+    obs[i + 7 + n - MIN_PLAYERS] = 1
+    obs[i + 10 + seat] = 1
+    obs[i + 14 + (a[AT_CURRENT] - seat) % n] = 1
+
+
+def observe(s: State, seat: int = 0) -> np.ndarray:
+    """The flat observation of ``seat`` (see ``fill_observation``)."""
+    obs = np.empty(OBSERVATION_SIZE, dtype=np.float32)
+    fill_observation(s.data, seat, obs)
     return obs
 
 
@@ -658,3 +830,42 @@ def determinize(s: State, rng: np.random.Generator, seat: int = 0) -> State:
             s.reserved[k, j] = card
             s.decks[t, at] = card
     return s
+
+
+# ---------------------------------------------------------------- many games at once (the vector env)
+# The same compiled functions over ``data`` (N, State.SIZE), a row per game; ``rows`` (N bools) picks the games.
+
+@compiled
+def take_actions(data, actions, rows):
+    for i in range(data.shape[0]):
+        if rows[i]:
+            take_action(data[i], actions[i])
+
+
+@compiled
+def play_forced_rows(data, rows):
+    mask = np.empty(NUM_ACTIONS, dtype=np.bool_)
+    for i in range(data.shape[0]):
+        if rows[i]:
+            fill_legal_mask(data[i], mask)
+            play_forced(data[i], mask)
+
+
+@compiled
+def fill_legal_masks(data, masks):
+    for i in range(data.shape[0]):
+        fill_legal_mask(data[i], masks[i])
+
+
+@compiled
+def fill_observations(data, seats, observations):
+    """Row i's observation as seat ``seats[i]`` sees it."""
+    for i in range(data.shape[0]):
+        fill_observation(data[i], seats[i], observations[i])
+
+
+@compiled
+def forfeit_rows(data, rows, seats):
+    for i in range(data.shape[0]):
+        if rows[i]:
+            forfeit_game(data[i], seats[i])

@@ -16,6 +16,10 @@ REWARDS = ("win", "win_only", "score")
 # plans on the live game (an agent with ``attach``).
 STAND_IN = "greedy"
 _draw_picture = picture_hook(__package__)
+# The built-in opponents play inside the compiled step; False: move by move through ``rules.apply`` (the same
+# compiled rules), as an agent object is played (the tests count the rules' branches that way).
+COMPILED_STEP = True
+_LOG_ROOM = 64  # opponent moves the compiled step logs before it hands them to Python
 
 
 class _SeatRules:
@@ -251,7 +255,12 @@ class SplendorEnv(TabletopEnv):
 
     def _until_learner_decides(self, state, skip_forced: bool):
         """Play the other seats (and, with ``skip_forced``, the learner's forced moves) until the learner
-        has a decision to make or the game is over or truncated; the state and its mask."""
+        has a decision to make or the game is over or truncated; the state (changed in place) and its mask.
+        The built-in opponents are played inside the compiled step (``players.play_until_learner``), which
+        stops for Python to draw a random opponent's choice from the env's generator; an agent object is asked
+        in Python, move by move."""
+        if COMPILED_STEP and all(p is None or isinstance(p, str) for p in self._players):
+            return self._compiled_until_learner_decides(state, skip_forced)
         while True:
             mask = rules.legal_mask(state)
             if state.current != self.seat:
@@ -261,6 +270,23 @@ class SplendorEnv(TabletopEnv):
             elif skip_forced and np.count_nonzero(mask) == 1:
                 state = rules.apply(state, int(mask.argmax()))
             else:
+                return state, mask
+
+    def _compiled_until_learner_decides(self, state, skip_forced: bool):
+        greedy = np.array([p == "greedy" for p in self._players] + [False] * (rules.MAX_PLAYERS - self.num_players))
+        mask = np.empty(rules.NUM_ACTIONS, dtype=bool)
+        obs = np.empty(rules.OBSERVATION_SIZE, dtype=np.float32)
+        log = np.zeros((_LOG_ROOM, 2), dtype=np.int64)
+        while True:
+            log[0, 0] = 0
+            status = players.play_until_learner(state.data, self.seat, greedy, skip_forced, mask, obs, log)
+            self._opponent_moves += [[int(seat), rules.ACTION_NAMES[action]] for seat, action in log[1:log[0, 0] + 1]]
+            if status == players.RANDOM_TO_CHOOSE:
+                seat = state.current
+                action = players.random_action(mask, self.np_random)
+                self._opponent_moves.append([seat, rules.ACTION_NAMES[action]])
+                rules.take_action(state.data, action)
+            elif status == players.PLAYED:
                 return state, mask
 
     def _opponent_action(self, state, mask) -> int:

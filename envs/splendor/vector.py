@@ -1,8 +1,9 @@
 """Splendor's native vector env: N games of the single-agent view (``SplendorEnv``) stepped together.
 
-Each game has one learner seat; the other seats are played by the built-in opponents inside ``step``, batched:
-``"greedy"`` by ``batch.greedy_actions`` over the games whose opponent is to choose, ``"random"`` with each
-game's own generator, drawn exactly as the single env draws it. So game i of ``reset(seed=s)`` is the single
+Each game has one learner seat; the other seats are played by the built-in opponents inside ``step``, in a
+compiled loop over the games (``players.play_rows_until_learner``, the same rules and greedy player the single env
+plays): ``"greedy"`` inside it, ``"random"`` with each game's own generator, drawn in Python exactly as the single
+env draws it (the compiled loop stops that game where a random opponent must choose). So game i of ``reset(seed=s)`` is the single
 env's game of seed s + i, move for move. An opponent given as an agent object cannot be batched: use
 Gymnasium's ``SyncVectorEnv`` for that (``gym.make_vec(id, num_envs=N, vectorization_mode="sync", ...)``).
 """
@@ -10,32 +11,75 @@ Gymnasium's ``SyncVectorEnv`` for that (``gym.make_vec(id, num_envs=N, vectoriza
 from __future__ import annotations
 
 import numpy as np
+from numba.typed import List
 
 from ..core.vector import Batch, BatchRows, TabletopVectorEnv
-from . import batch, rules
+from . import players, rules
+from .rules import AT_CARDS, AT_MAX_ROUNDS, AT_PHASE, AT_POINTS, AT_RESULT, AT_ROUND
 from .single import SplendorEnv
 
 
-class _LearnerBatch:
-    """The batched rules as the learners play them: what ``TabletopVectorEnv`` calls, with each game's learner
-    seat filled in (``single._SeatRules`` does the same for one game)."""
-
-    legal_masks = staticmethod(batch.legal_masks)
-    apply = staticmethod(batch.apply)
-    is_over = staticmethod(batch.is_over)
-    is_truncated = staticmethod(batch.is_truncated)
+class _LearnerGames:
+    """The compiled rules over a ``Batch`` of games (``b.data``, a row per game) as the learners play them: what
+    ``TabletopVectorEnv`` calls, with each game's learner seat filled in (``single._SeatRules`` does the same for
+    one game)."""
 
     def __init__(self, seats: np.ndarray):
         self.seats = seats  # the env's array, updated in place at every deal
 
-    def observe(self, b):
-        return batch.observe(b, self.seats[b.rows] if isinstance(b, BatchRows) else self.seats)
+    @staticmethod
+    def legal_masks(b) -> np.ndarray:
+        masks = np.empty((len(b.data), rules.NUM_ACTIONS), dtype=bool)
+        rules.fill_legal_masks(b.data, masks)
+        return masks
 
-    def forfeit(self, b, rows):
-        batch.forfeit(b, rows, self.seats)
+    @staticmethod
+    def apply(b, actions, rows, rngs=None) -> None:
+        rules.take_actions(b.data, np.asarray(actions, dtype=np.int64), rows)
 
-    def outcome(self, b, rows):
-        return batch.outcome(b, rows, self.seats)
+    @staticmethod
+    def is_over(b) -> np.ndarray:
+        return b.data[:, AT_PHASE] == rules.OVER
+
+    @staticmethod
+    def is_truncated(b) -> np.ndarray:
+        data = b.data
+        return (data[:, AT_PHASE] != rules.OVER) & (data[:, AT_ROUND] > data[:, AT_MAX_ROUNDS])
+
+    def observe(self, b) -> np.ndarray:
+        data = b.data
+        seats = self.seats[b.rows] if isinstance(b, BatchRows) else self.seats
+        observations = np.empty((len(data), rules.OBSERVATION_SIZE), dtype=np.float32)
+        rules.fill_observations(data, seats, observations)
+        return observations
+
+    def forfeit(self, b, rows) -> None:
+        rules.forfeit_rows(b.data, rows, self.seats)
+
+    def outcome(self, b, rows) -> dict:
+        """``rules.outcome`` of each game ``rows`` selects, for its learner's seat, as arrays (``points`` and
+        ``winners`` as lists per game, as the single env's outcome has them)."""
+        data = b.data[rows]
+        seats = self.seats[rows]
+        n = int(data[0, rules.AT_NUM_PLAYERS]) if len(data) else rules.MIN_PLAYERS
+        points = data[:, AT_POINTS:AT_POINTS + n]
+        cards = data[:, AT_CARDS:AT_CARDS + n]
+        over = data[:, AT_PHASE] == rules.OVER
+        scored = over & (data[:, AT_RESULT] != rules.FORFEITED)
+        best = points.max(axis=1, initial=0)[:, None]
+        tied = points == best
+        fewest = np.where(tied, cards, np.iinfo(np.int64).max).min(axis=1, initial=np.iinfo(np.int64).max)[:, None]
+        won_table = tied & (cards == fewest) & scored[:, None]
+        truncated = ~over & (data[:, AT_ROUND] > data[:, AT_MAX_ROUNDS])
+        result = np.where(truncated, "truncated", np.array(rules.RESULT_NAMES)[data[:, AT_RESULT]])
+        index = np.arange(len(data))
+        return {
+            "won": won_table[index, seats] if len(data) else np.zeros(0, dtype=bool),
+            "score": points[index, seats] if len(data) else np.zeros(0, dtype=np.int64),
+            "points": [row.tolist() for row in points],
+            "winners": [np.flatnonzero(row).tolist() for row in won_table],
+            "result": result,
+        }
 
 
 class SplendorVectorEnv(TabletopVectorEnv):
@@ -73,8 +117,9 @@ class SplendorVectorEnv(TabletopVectorEnv):
         # Per other seat in seat order (the learner's seat left out), whether the greedy player plays it.
         self._greedy = np.array([opponent == "greedy" for opponent in dealer.opponents])
         self.seats = np.zeros(self.num_envs, dtype=np.int64)
-        self._fresh = rules.new_game(np.random.default_rng(0), self.num_players, self.max_rounds)
-        self.batch = _LearnerBatch(self.seats)
+        # Per game, per seat: whether the greedy player plays it (the learner's own seat: never asked).
+        self._greedy_seats = np.zeros((self.num_envs, rules.MAX_PLAYERS), dtype=np.bool_)
+        self.batch = _LearnerGames(self.seats)
 
     @classmethod
     def like(cls, env, num_envs: int):
@@ -91,19 +136,16 @@ class SplendorVectorEnv(TabletopVectorEnv):
         indices = np.flatnonzero(rows)
         seats = [int(self._rngs[i].integers(self.num_players)) if self.seat_option == "random" else self.seat_option
                  for i in indices]
-        if deck is None:
-            # Only the shuffle differs between new games: one fresh game everywhere, then each row's shuffle.
-            if self.state is None:
-                self.state = Batch(self._fresh, self.num_envs)
-            self.state.put_same(indices, self._fresh)
-            batch.deal(self.state, indices, self._rngs)
-        else:
-            states = [rules.new_game(self._rngs[i], self.num_players, self.max_rounds, deck=deck) for i in indices]
-            if self.state is None:
-                self.state = Batch(states[0], self.num_envs)
-            self.state.put_many(indices, states)
+        states = [rules.new_game(self._rngs[i], self.num_players, self.max_rounds, deck=deck) for i in indices]
+        if self.state is None:
+            self.state = Batch(states[0], self.num_envs)
+        self.state.data[indices] = [state.data for state in states]
         self.seats[indices] = seats
-        self._until_learner_decides(rows, skip_forced=False)
+        for i, seat in zip(indices, seats):
+            others = iter(self._greedy)
+            self._greedy_seats[i] = [k != seat and next(others) for k in range(self.num_players)] + [False] * (
+                rules.MAX_PLAYERS - self.num_players)
+        self._until_learner_decides(rows, skip_forced=False, dealt=indices)
 
     def _play_on(self, rows: np.ndarray) -> None:
         self._until_learner_decides(rows, self.skip_forced)
@@ -133,43 +175,27 @@ class SplendorVectorEnv(TabletopVectorEnv):
 
     # ------------------------------------------------------------ the other seats
 
-    def _until_learner_decides(self, rows: np.ndarray, skip_forced: bool) -> None:
+    def _until_learner_decides(self, rows: np.ndarray, skip_forced: bool, dealt=()) -> None:
         """Play the other seats (and, with ``skip_forced``, the learner's forced moves) in the games ``rows``
-        selects until each learner has a decision to make or its game is over or truncated. Each pass plays one
-        move in every game still going; those are looked at alone once they are few, so late passes are small."""
-        going = np.flatnonzero(rows)
-        while going.size:
-            if self._most(going):
-                masks, current = batch.legal_masks(self.state)[going], self.state.current[going]
-            else:
-                table = self.state.view(going)
-                masks, current = batch.legal_masks(table), table.current
-            choices = masks.sum(axis=1)
-            learner = current == self.seats[going]
-            moving = (~learner & (choices > 0)) | (learner & skip_forced & (choices == 1))
-            going, masks, current, choices = going[moving], masks[moving], current[moving], choices[moving]
-            if not going.size:
-                return
-            actions = masks.argmax(axis=1)  # a forced move is played without asking anyone
-            choosing = choices > 1  # only an opponent gets here: the learner's choices are returned to it
-            if choosing.any():
-                actions[choosing] = self._opponent_actions(going[choosing], masks[choosing], current[choosing])
-            chosen = np.zeros(self.num_envs, dtype=np.int64)
-            chosen[going] = actions
-            batch.apply(self.state, chosen, going)
+        selects until each learner has a decision to make or its game is over or truncated: a compiled loop over
+        the games, which leaves a game where a random opponent must choose; Python draws that choice from the
+        game's generator (as the single env does), and the loop goes on in those games."""
+        players.play_rows_until_learner(self.state.data, np.asarray(rows, dtype=bool), self.seats,
+                                        self._greedy_seats, skip_forced, self._compiled_rngs(dealt))
 
-    def _most(self, games: np.ndarray) -> bool:
-        """Whether ``games`` are most of the batch: then finding every game's legal actions costs less than
-        copying those games out first (an observation costs more than the copy, so it is always of the games)."""
-        return 2 * games.size > self.num_envs
+    def __getstate__(self):
+        """Pickled (and deep-copied) without the compiled loop's list of the generators: it is made again."""
+        state = dict(super().__getstate__())
+        for name in ("_rng_list", "_rng_source", "_rng_list_of"):
+            state.pop(name, None)
+        return state
 
-    def _opponent_actions(self, games: np.ndarray, masks: np.ndarray, seats: np.ndarray) -> np.ndarray:
-        """The choice of the opponent at ``seats`` in each of ``games``, given its mask."""
-        greedy = self._greedy[seats - (seats > self.seats[games])]
-        actions = np.empty(len(games), dtype=np.int64)
-        if greedy.any():
-            observations = batch.observe(self.state.view(games[greedy]), seats[greedy])
-            actions[greedy] = batch.greedy_actions(observations, masks[greedy])
-        if not greedy.all():
-            actions[~greedy] = batch.random_actions(masks[~greedy], games[~greedy], self._rngs)
-        return actions
+    def _compiled_rngs(self, dealt) -> List:
+        """The games' generators as a list the compiled loop takes, made again when a generator was replaced: those
+        of the games just ``dealt`` are looked at (``reset`` replaces them), and the env's list (a refused reset
+        puts the old one back)."""
+        if getattr(self, "_rng_source", None) is not self._rngs or any(
+                self._rng_list_of[i] is not self._rngs[i] for i in dealt):
+            self._rng_source, self._rng_list_of = self._rngs, list(self._rngs)
+            self._rng_list = List(self._rngs)
+        return self._rng_list
