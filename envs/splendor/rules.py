@@ -182,18 +182,35 @@ def new_game(rng: np.random.Generator, num_players: int = 2, max_rounds: int = D
     cards follow shuffled) and ``"nobles"`` (exactly players + 1 noble ids, in display order).
     """
     deck = _check_deck(deck, num_players)
-    decks = np.full((3, _DECK_LENGTH), -1, dtype=np.int8)
+    s = object.__new__(State)
+    s.data = np.empty(State.SIZE, dtype=np.int64)
+    deal(s.data, rng, num_players, max_rounds, deck)
+    return s
+
+
+def deal(a: np.ndarray, rng: np.random.Generator, num_players: int, max_rounds: int, deck: dict) -> None:
+    """``new_game`` into ``a`` (one game's array, a vector env's row), ``deck`` already checked: the same draws
+    from ``rng``, in the same order (each tier's shuffle, then the nobles)."""
+    a[:] = _fresh_table(num_players)
+    a[AT_MAX_ROUNDS] = max_rounds
     for t in range(3):
-        top = deck.get(f"tier{t + 1}", [])
-        stacked = set(top)
-        rest = np.array([c for c in TIER_CARDS[t] if c not in stacked], dtype=np.int8) if top else TIER_CARDS[t].copy()
+        top = deck.get(f"tier{t + 1}", []) if deck else []
+        if top:
+            stacked = set(top)
+            rest = np.array([c for c in TIER_CARDS[t] if c not in stacked], dtype=np.int8)
+        else:
+            rest = TIER_CARDS[t].copy()
         rng.shuffle(rest)
-        decks[t, :TIER_SIZE[t]] = np.concatenate([np.array(top, dtype=np.int8), rest])
-    if "nobles" in deck:
-        nobles = np.array(deck["nobles"], dtype=np.int8)
+        at = AT_DECKS + t * _DECK_LENGTH
+        a[at:at + len(top)] = top
+        a[at + len(top):at + TIER_SIZE[t]] = rest
+        # The first four cards of each deck go face up to slots 0-3.
+        a[AT_BOARD + t * BOARD_SLOTS:AT_BOARD + (t + 1) * BOARD_SLOTS] = a[at:at + BOARD_SLOTS]
+    if deck and "nobles" in deck:
+        nobles = deck["nobles"]
     else:
-        nobles = rng.permutation(NUM_NOBLES)[:num_players + 1].astype(np.int8)
-    return State(num_players, max_rounds, decks, nobles)
+        nobles = rng.permutation(NUM_NOBLES)[:num_players + 1]
+    a[AT_NOBLES:AT_NOBLES + num_players + 1] = nobles
 
 
 def _int_id(value, where: str) -> int:

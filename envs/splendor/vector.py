@@ -136,10 +136,12 @@ class SplendorVectorEnv(TabletopVectorEnv):
         indices = np.flatnonzero(rows)
         seats = [int(self._rngs[i].integers(self.num_players)) if self.seat_option == "random" else self.seat_option
                  for i in indices]
-        states = [rules.new_game(self._rngs[i], self.num_players, self.max_rounds, deck=deck) for i in indices]
         if self.state is None:
-            self.state = Batch(states[0], self.num_envs)
-        self.state.data[indices] = [state.data for state in states]
+            self.state = Batch(rules.new_game(np.random.default_rng(0), self.num_players, self.max_rounds),
+                               self.num_envs)
+        data, checked = self.state.data, rules._check_deck(deck, self.num_players)
+        for i in indices:  # rules.new_game, into the game's row
+            rules.deal(data[i], self._rngs[i], self.num_players, self.max_rounds, checked)
         self.seats[indices] = seats
         for i, seat in zip(indices, seats):
             others = iter(self._greedy)
