@@ -51,10 +51,9 @@ SEARCH = {
 
 def short_name(game: str) -> str:
     """The short name (``dungeon_solitaire``) of a game given by short name or Gymnasium id."""
-    from ..envs import GAMES, game_id
+    from ..envs import game_name
 
-    env_id = game_id(game)
-    return next(name for name, (known, _) in GAMES.items() if known == env_id)
+    return game_name(game)
 
 
 def heuristic(game: str, seed: int | None = None, **options):

@@ -112,13 +112,12 @@ def _feature_rules(record: dict, obs_size: int) -> str | None:
     that the agent pickles to evaluation workers). None for a plain policy."""
     if record.get("env_kwargs", {}).get("observation") != "features":
         return None
-    from ..envs import GAMES, game_id
+    from ..envs import game_name
 
-    env_id = game_id(record["game"])
-    game = next(name for name, (known, _) in GAMES.items() if known == env_id)
+    game = game_name(record["game"])
     rules = import_module(f"..envs.{game}.rules", __package__)
     if not hasattr(rules, "features"):
-        raise ValueError(f"the policy was trained with observation='features'; {env_id} has no features")
+        raise ValueError(f"the policy was trained with observation='features'; {game} has no features")
     if rules.OBSERVATION_SIZE + rules.FEATURE_SIZE != obs_size:
         raise ValueError(f"the policy takes {obs_size} observations; {record['game']}'s with features are "
                          f"{rules.OBSERVATION_SIZE + rules.FEATURE_SIZE}")

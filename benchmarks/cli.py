@@ -1,4 +1,4 @@
-"""The ``tabletop-gym`` command: list, play, eval, leaderboard, bench, train, curves, replay."""
+"""The ``tabletop-gym`` command: list, play, eval, leaderboard, ceiling, report, bench, train, curves, replay."""
 
 from __future__ import annotations
 
@@ -182,6 +182,19 @@ def cmd_train(args) -> None:
               f"{evaluation['episodes']} episodes")
 
 
+def cmd_ceiling(args) -> None:
+    from .ceiling import main as ceiling
+
+    ceiling(args.game, deals=args.deals, seed=args.seed, budget=args.budget, workers=args.workers,
+            json_path=args.json, progress=not args.quiet)
+
+
+def cmd_report(args) -> None:
+    from .report import main as report
+
+    report(args.game, args.record, verdicts=args.verdicts, agent=args.agent, deal=args.deal)
+
+
 def cmd_curves(args) -> None:
     from .curves import main as curves
 
@@ -323,6 +336,30 @@ def build_parser() -> argparse.ArgumentParser:
     training.add_argument("--opponent", default=None, help="splendor: the opponent to train against")
     training.add_argument("--players", type=int, default=None, help="splendor: 2, 3 or 4 players")
     training.add_argument("--quiet", action="store_true", help="no progress bars")
+
+    ceil = command("ceiling", "how many deals of a card solitaire can be won at all: an exact search with the "
+                              "whole deck known, deal by deal", cmd_ceiling)
+    _game(ceil)
+    ceil.add_argument("--deals", type=int, default=100, help="deals to solve")
+    ceil.add_argument("--seed", type=int, default=0, help="deal i is the env's deal of seed + i")
+    ceil.add_argument("--budget", type=float, default=10.0,
+                      help="seconds of search a deal, after which it counts as unknown")
+    ceil.add_argument("--workers", type=int, default=None, help="worker processes (default: one per CPU)")
+    ceil.add_argument("--json", default=None, metavar="FILE",
+                      help="write every deal's verdict, line and search size here (gzipped if FILE ends in .gz)")
+    ceil.add_argument("--quiet", action="store_true", help="no progress bar")
+
+    reporting = command("report", "an eval --record file against the ceiling's verdicts: the winnable deals the "
+                                  "agent lost, and one of them beside its winning line", cmd_report)
+    _game(reporting)
+    reporting.add_argument("record", help="the JSON lines file of tabletop-gym eval --record")
+    reporting.add_argument("--verdicts", default=None, metavar="FILE",
+                           help="a tabletop-gym ceiling --json file (default: the verdicts that ship, if they "
+                                "cover the record's deals)")
+    reporting.add_argument("--agent", default=None,
+                           help="the agent of the record: replays its game on --deal beside the winning line")
+    reporting.add_argument("--deal", type=int, default=None,
+                           help="with --agent: the deal to replay (default: the first winnable deal it lost)")
 
     curving = command("curves", "learning curves of several training runs, by game: the mean over seeds and the "
                                 "spread (needs the rl extra)", cmd_curves)

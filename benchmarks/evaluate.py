@@ -15,7 +15,7 @@ import multiprocessing
 import os
 import sys
 from concurrent.futures import ProcessPoolExecutor, as_completed
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 
 import gymnasium as gym
 import numpy as np
@@ -60,9 +60,12 @@ class EvalResult:
     opponent: str | None = None
     players: int | None = None
     seat_win_rates: list | None = None
+    # The seeds of the episodes won, so that a row can be set against a ceiling deal by deal (not in as_dict).
+    won_seeds: list = field(default_factory=list, repr=False)
 
     def as_dict(self) -> dict:
         fields = asdict(self)
+        del fields["won_seeds"]
         for extra in ("opponent", "players", "seat_win_rates"):
             if fields[extra] is None:
                 del fields[extra]
@@ -230,4 +233,5 @@ def evaluate(game: str, agent="random", episodes: int = 100, seed: int = 0, work
                                      for k in range(players)]}
     return EvalResult(game=env_id, agent=_agent_name(agent), episodes=episodes, wins=wins,
                       win_rate=wins / episodes, win_low=low, win_high=high,
-                      mean_score=float(score.mean()), mean_length=float(length.mean()), **extras)
+                      mean_score=float(score.mean()), mean_length=float(length.mean()),
+                      won_seeds=[int(r[0]) for r in results if r[2]], **extras)

@@ -7,6 +7,10 @@ scripted opponent (random and greedy), taking seat 0 and seat 1 in turn.
 The defaults are sized to finish in a few minutes on two cores: 100 episodes a row, and the search agent,
 which takes seconds a game, on the first few deals only (``LEADERBOARD_SEARCH_EPISODES``). A row that cannot be
 played (a ``ppo`` row without a model) stands in the table as skipped, with the reason.
+
+Each card solitaire has a ``ceiling`` row: the share of its deals that can be won at all, by an exact search with
+the whole deck known (``benchmarks/ceiling.py``), read from the verdicts that ship for these seeds; and every
+agent's row says what share of the winnable deals it won and how many of them it lost.
 """
 
 from __future__ import annotations
@@ -18,8 +22,10 @@ from pathlib import Path
 from tqdm import tqdm
 
 from ..agents import committed_model, make_agent, saved_policy, search_agent
-from ..envs import GAMES, game_id
+from ..envs import GAMES, game_id, game_name
+from . import ceiling
 from .evaluate import EvalResult, evaluate
+from .solver import SOLITAIRES, UNKNOWN, WON
 
 # The default rows. ``search-ppo`` (the search agent on the learned policy) is left to --agents: its playouts call
 # the network at every step, so on Dead Center and Splendor it takes tens of seconds a game.
@@ -43,6 +49,39 @@ class Skipped:
     agent: str
     reason: str
     opponent: str | None = None
+
+
+@dataclass
+class CeilingRow:
+    """A solitaire's ceiling on the leaderboard's deals: ``won`` proven winnable of ``episodes``, ``unknown`` left
+    undecided at the search's budget, and the interval that counts the unknowns both ways; ``reason`` instead when
+    no shipped verdicts cover the deals."""
+
+    game: str
+    episodes: int
+    won: int = 0
+    unknown: int = 0
+    low: float = 0.0
+    high: float = 1.0
+    winnable: frozenset = frozenset()
+    reason: str | None = None
+
+
+def ceiling_row(game: str, seed: int, episodes: int) -> CeilingRow:
+    found = ceiling.shipped(game, seed, episodes)
+    if found is None:
+        return CeilingRow(game, 0, reason=f"no verdicts ship for deals {seed}-{seed + episodes - 1} (tabletop-gym "
+                                          f"ceiling {game} --seed {seed} --deals {episodes})")
+    low, high = found.bounds
+    return CeilingRow(game, episodes, found.counts[WON], found.counts[UNKNOWN], low, high,
+                      frozenset(found.winnable()))
+
+
+def against_ceiling(result: EvalResult, row: CeilingRow, seed: int) -> tuple[float, int]:
+    """An agent's wins as a share of the winnable deals among those it played, and the winnable ones it lost."""
+    winnable = {deal for deal in row.winnable if deal < seed + result.episodes}
+    lost = len(winnable - set(result.won_seeds))
+    return (len(winnable) - lost) / len(winnable) if winnable else 0.0, lost
 
 
 @dataclass
@@ -87,8 +126,8 @@ def plan(episodes: int = LEADERBOARD_EPISODES, games=None, agents=AGENT_ORDER, p
         raise ValueError(f"episodes must be at least 1, got {episodes}")
     if search_episodes is not None and search_episodes < 1:
         raise ValueError(f"search_episodes must be at least 1, got {search_episodes}")
-    games = [_short(game) for game in (games or GAMES)]
-    ppo_models = {_short(game): model for game, model in (ppo_models or {}).items()}
+    games = [game_name(game) for game in (games or GAMES)]
+    ppo_models = {game_name(game): model for game, model in (ppo_models or {}).items()}
     for name in agents:
         if name not in AGENT_ORDER + LEARNED and name != "greedy":
             make_agent(name, games[0])  # raises the usual error, naming the agents there are
@@ -109,11 +148,6 @@ def plan(episodes: int = LEADERBOARD_EPISODES, games=None, agents=AGENT_ORDER, p
     return rows
 
 
-def _short(game: str) -> str:
-    env_id = game_id(game)
-    return next(name for name, (known, _) in GAMES.items() if known == env_id)
-
-
 def run(episodes: int = LEADERBOARD_EPISODES, seed: int = 0, workers: int | None = None, games=None,
         agents=AGENT_ORDER, ppo_models: dict | None = None, progress: bool = True,
         search_episodes: int | None = None, backend: str = "local", address: str | None = None) -> list:
@@ -124,7 +158,7 @@ def run(episodes: int = LEADERBOARD_EPISODES, seed: int = 0, workers: int | None
     played and a ``Skipped`` per row that could not be. ``backend`` and ``address``: as ``evaluate`` takes them.
     """
     rows = plan(episodes, games, agents, ppo_models, search_episodes)
-    ppo_models = {_short(game): model for game, model in (ppo_models or {}).items()}
+    ppo_models = {game_name(game): model for game, model in (ppo_models or {}).items()}
     played = [row for row in rows if isinstance(row, Row)]
     # One line for the whole run: the row being played, and the time left weighted by what each episode costs.
     bar = tqdm(total=sum(row.cost for row in played), disable=not progress,
@@ -144,7 +178,21 @@ def run(episodes: int = LEADERBOARD_EPISODES, seed: int = 0, workers: int | None
         results.append(result)
     bar.n = bar.total  # the weights' float sum may fall a hair short
     bar.close()
-    return results
+    return with_ceilings(results, seed)
+
+
+def with_ceilings(results: list, seed: int) -> list:
+    """``results`` with a ``CeilingRow`` after each card solitaire's rows (the longest row's deals)."""
+    out = []
+    for i, r in enumerate(results):
+        out.append(r)
+        game = game_name(r.game)
+        last = i + 1 == len(results) or game_name(results[i + 1].game) != game
+        if last and game in SOLITAIRES:
+            played = [x.episodes for x in results if isinstance(x, EvalResult) and game_name(x.game) == game]
+            if played:
+                out.append(ceiling_row(game, seed, max(played)))
+    return out
 
 
 def trained_how(record: dict) -> str:
@@ -158,9 +206,9 @@ def trained_how(record: dict) -> str:
 
 def learned_notes(results: list, ppo_models: dict | None = None) -> list:
     """A line for each game with learned rows: which policy they played, and how it was trained."""
-    ppo_models = {_short(game): model for game, model in (ppo_models or {}).items()}
+    ppo_models = {game_name(game): model for game, model in (ppo_models or {}).items()}
     lines = []
-    for game in dict.fromkeys(_short(r.game) for r in results
+    for game in dict.fromkeys(game_name(r.game) for r in results
                               if isinstance(r, EvalResult) and r.agent in LEARNED):
         path = ppo_models.get(game) or committed_model(game)
         record = getattr(saved_policy(str(path)), "record", None)
@@ -171,21 +219,40 @@ def learned_notes(results: list, ppo_models: dict | None = None) -> list:
 
 
 def markdown(results: list, seed: int, notes: list | None = None) -> str:
+    about_ceilings = ("" if not any(isinstance(r, CeilingRow) for r in results) else
+                      " A card solitaire's `ceiling` row is the share of those deals that can be won at all (an exact "
+                      "search with the whole deck known; its interval counts the deals the search left undecided "
+                      "both ways); `of ceiling` is an agent's wins as a share of the winnable deals it played, and "
+                      "`winnable lost` how many of them it lost.")
     lines = [
         f"Win rate with its Wilson 95% interval, mean score and mean episode length (agent decisions); episode i "
-        f"of every row is dealt from seed {seed} + i.",
+        f"of every row is dealt from seed {seed} + i.{about_ceilings}",
         "",
-        "| game | agent | opponent | episodes | win rate | 95% interval | mean score | mean length |",
-        "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: |",
+        "| game | agent | opponent | episodes | win rate | 95% interval | mean score | mean length | of ceiling "
+        "| winnable lost |",
+        "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
     ]
+    ceilings = {game_name(r.game): r for r in results if isinstance(r, CeilingRow) and r.reason is None}
     for r in results:
         game = game_id(r.game).split("/")[-1]
         if isinstance(r, Skipped):
-            lines.append(f"| {game} | {r.agent} | {r.opponent or '-'} | 0 | skipped: {r.reason} | | | |")
+            lines.append(f"| {game} | {r.agent} | {r.opponent or '-'} | 0 | skipped: {r.reason} | | | | | |")
             continue
+        if isinstance(r, CeilingRow):
+            if r.reason is not None:
+                lines.append(f"| {game} | ceiling | - | 0 | skipped: {r.reason} | | | | | |")
+            else:
+                undecided = f" ({r.unknown} undecided)" if r.unknown else ""
+                lines.append(f"| {game} | ceiling | - | {r.episodes} | {100 * r.won / r.episodes:.1f}%{undecided} "
+                             f"| {100 * r.low:.1f}–{100 * r.high:.1f}% | | | | |")
+            continue
+        share, lost = "-", "-"
+        if game_name(r.game) in ceilings:
+            fraction, count = against_ceiling(r, ceilings[game_name(r.game)], seed)
+            share, lost = f"{100 * fraction:.1f}%", str(count)
         lines.append(f"| {game} | {r.agent} | {r.opponent or '-'} | {r.episodes} "
                      f"| {100 * r.win_rate:.1f}% | {100 * r.win_low:.1f}–{100 * r.win_high:.1f}% "
-                     f"| {r.mean_score:.2f} | {r.mean_length:.1f} |")
+                     f"| {r.mean_score:.2f} | {r.mean_length:.1f} | {share} | {lost} |")
     if notes:
         lines += ["", "The learned rows (ppo, and search-ppo: the search agent with that policy as its prior and "
                       "playout policy):", "", *notes]

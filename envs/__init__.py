@@ -41,8 +41,14 @@ def game_id(name: str) -> str:
     raise ValueError(f"unknown game {name!r}; the games are: {', '.join(GAMES)}")
 
 
+def game_name(name: str) -> str:
+    """The short name of a game (its folder: ``dungeon_solitaire``) given by any name ``game_id`` takes."""
+    env_id = game_id(name)
+    return next(short for short, (known, _) in GAMES.items() if known == env_id)
+
+
 for _name, (_env_id, _entry_point) in GAMES.items():
     if _env_id not in gym.registry:
         gym.register(id=_env_id, entry_point=_entry_point, vector_entry_point=VECTOR_ENTRY_POINTS.get(_name))
 
-__all__ = ["GAMES", "VECTOR_ENTRY_POINTS", "game_id", "IllegalActionError", "EpisodeOverError"]
+__all__ = ["GAMES", "VECTOR_ENTRY_POINTS", "game_id", "game_name", "IllegalActionError", "EpisodeOverError"]

@@ -19,9 +19,10 @@ def test_leaderboard_writes_a_table_and_a_chart(tmp_path):
     table = leaderboard.main(episodes=3, seed=0, workers=1, games=["dungeon_solitaire", "splendor"],
                              agents=("random", "heuristic"), out=str(out), png=str(png), progress=False)
     rows = [line for line in out.read_text().splitlines() if line.startswith("| ") and "---" not in line][1:]
-    # two solitaire rows, and each Splendor agent against each scripted opponent
-    assert len(rows) == 2 + 2 * 2 and table == out.read_text()
-    assert all(len(row.split("|")) == 10 for row in rows)
+    # two solitaire rows and the solitaire's ceiling, and each Splendor agent against each scripted opponent
+    assert len(rows) == 2 + 1 + 2 * 2 and table == out.read_text()
+    assert all(len(row.split("|")) == 12 for row in rows)
+    assert "| DungeonSolitaire-v0 | ceiling | - | 3 |" in table
     assert "| DungeonSolitaire-v0 | heuristic | - | 3 |" in table and "| Splendor-v0 | heuristic | greedy | 3 |" in table
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
@@ -32,8 +33,10 @@ def test_leaderboard_is_reproducible_and_plays_fewer_search_episodes():
                             search_episodes=2)
     second = leaderboard.run(episodes=4, seed=1, workers=2, games=["royal_assassin"], agents=agents,
                              progress=False, search_episodes=2)
-    assert [r.as_dict() for r in first] == [r.as_dict() for r in second]
-    assert [(r.agent, r.episodes) for r in first] == [("random", 4), ("heuristic", 4), ("search", 2)]
+    played = [[r.as_dict() for r in rows if isinstance(r, leaderboard.EvalResult)] for rows in (first, second)]
+    assert played[0] == played[1]
+    assert [(r["agent"], r["episodes"]) for r in played[0]] == [("random", 4), ("heuristic", 4), ("search", 2)]
+    assert isinstance(first[-1], leaderboard.CeilingRow) and first[-1].episodes == 4
 
 
 def test_learning_curve_windows():

@@ -1,0 +1,259 @@
+"""How many deals can be won at all: a solitaire's clairvoyant ceiling, deal by deal.
+
+    tabletop-gym ceiling royal_assassin --deals 2000 --budget 10 --json royal_assassin.json
+
+For each deal (the env's own deal of seed ``seed + i``, as ``reset(seed=seed + i)`` gives it) the exact search of
+``benchmarks/solver.py`` decides, with the whole deck known, whether some sequence of the player's decisions wins
+it: ``won`` (with the winning line, the action names to play on the env from ``reset``), ``lost`` (proven: no
+sequence wins), or ``unknown`` (the budget ran out first). Over fixed seeds the share of winnable deals bounds
+every policy from above: no player, however good, wins a deal that cannot be won. The unknowns are counted both
+ways, so the ceiling is given as an interval from the Wilson lower bound with every unknown lost to the Wilson
+upper bound with every unknown won. Dungeon Solitaire also has the best score reachable on each deal (the whole
+tree searched for the best escape).
+
+One Card Dungeon's deal is its dice: three a turn from the env's generator, the same whatever the player does, so a
+player who knew them all faces a fixed game too. But a game runs to hundreds of turns, each with up to six ways to
+assign the dice and dozens of moves, and no exhaustive search reaches its end: there the command runs beam searches
+with every die known and reports the best game they find, the levels it clears (and ``won`` when it clears all
+twelve, else ``unknown``). That is a lower bound on what the deal allows, never an upper one: a clairvoyant player
+clears at least that many levels, perhaps more. Splendor has opponents, so it has no ceiling of this kind.
+
+The verdicts of the README's run ship in ``benchmarks/ceilings/`` (one file per game and seed range), and the
+leaderboard reads them to put a ``ceiling`` row beside each solitaire's agents, with each agent's share of it and
+the winnable deals it lost.
+"""
+
+from __future__ import annotations
+
+import copy
+import gzip
+import json
+import os
+import statistics
+import time
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import gymnasium as gym
+import numpy as np
+from tqdm import tqdm
+
+from ..envs import game_id, game_name
+from .evaluate import wilson_interval, worker_context
+from .solver import BEAM_ONLY, LOST, SOLITAIRES, UNKNOWN, WON, Solver, rules_of
+
+SHIPPED = Path(__file__).parent / "ceilings"
+DEFAULT_BUDGET = 10.0
+NO_CEILING = {
+    "splendor": "Splendor is played against opponents, whose choices no search over the player's own decisions "
+                "can fix in advance: a clairvoyant ceiling is a solitaire's",
+}
+
+
+def check_game(game: str) -> str:
+    """The game's short name, if it has a ceiling; else a ValueError saying why not."""
+    name = game_name(game)
+    if name in NO_CEILING:
+        raise ValueError(f"no ceiling for {name}: {NO_CEILING[name]}")
+    if name not in SOLITAIRES + BEAM_ONLY:  # a game added to the suite without a solver yet
+        raise ValueError(f"no ceiling for {name}: the search knows {', '.join(SOLITAIRES + BEAM_ONLY)}")
+    return name
+
+
+_SOLVERS: dict = {}  # per worker process: a solver compiles once, then takes every deal it is given
+
+
+def _solver(game: str, objective: str) -> Solver:
+    if (game, objective) not in _SOLVERS:
+        _SOLVERS[game, objective] = Solver(game, objective)
+    return _SOLVERS[game, objective]
+
+
+def solve_deals(game: str, seeds: list, budget: float) -> list[dict]:
+    """The verdict on each deal of ``seeds`` (a dict per deal, as the verdict files hold it)."""
+    env = gym.make(game_id(game))
+    names = env.unwrapped.action_names
+    verdicts = []
+    for seed in seeds:
+        env.reset(seed=seed)
+        state = env.unwrapped.state
+        if game in BEAM_ONLY:
+            # every die the env will roll, drawn from a copy of its generator: the env's own, turn by turn
+            state = rules_of(game).determinize(state, copy.deepcopy(env.unwrapped.np_random))
+        found = _solver(game, "win").solve(state, budget)
+        verdict = {"deal": seed, "verdict": found.outcome, "nodes": found.nodes,
+                   "seconds": round(found.seconds, 4), "line": [names[a] for a in found.line]}
+        if game in BEAM_ONLY:
+            verdict["levels"] = found.value  # cleared by the line: at least what the deal allows
+        if game == "dungeon_solitaire":
+            best = _solver(game, "score").solve(env.unwrapped.state, budget)
+            verdict["best_score"] = best.value if best.outcome != UNKNOWN else None
+            verdict["nodes"] += best.nodes
+            verdict["seconds"] = round(found.seconds + best.seconds, 4)
+        verdicts.append(verdict)
+    env.close()
+    return verdicts
+
+
+@dataclass
+class Ceiling:
+    """The verdicts on ``deals`` deals of ``game`` from ``seed``, and what they add up to."""
+
+    game: str
+    seed: int
+    budget: float
+    verdicts: list
+    seconds: float = 0.0
+    workers: int = 1
+    counts: dict = field(init=False)
+
+    def __post_init__(self):
+        self.counts = {kind: sum(v["verdict"] == kind for v in self.verdicts) for kind in (WON, LOST, UNKNOWN)}
+
+    @property
+    def deals(self) -> int:
+        return len(self.verdicts)
+
+    @property
+    def bounds(self) -> tuple[float, float]:
+        """The ceiling's 95% interval with the unknowns counted both ways: the Wilson lower bound of the deals
+        proven winnable, the Wilson upper bound of those not proven lost."""
+        won, unknown = self.counts[WON], self.counts[UNKNOWN]
+        return wilson_interval(won, self.deals)[0], wilson_interval(won + unknown, self.deals)[1]
+
+    def winnable(self) -> set:
+        return {v["deal"] for v in self.verdicts if v["verdict"] == WON}
+
+    def covers(self, seed: int, episodes: int) -> bool:
+        return self.seed <= seed and seed + episodes <= self.seed + self.deals
+
+    def part(self, seed: int, episodes: int) -> "Ceiling":
+        """The verdicts on deals ``seed`` to ``seed + episodes - 1`` only."""
+        chosen = [v for v in self.verdicts if seed <= v["deal"] < seed + episodes]
+        return Ceiling(self.game, seed, self.budget, chosen)
+
+    def stats(self) -> dict:
+        nodes = [v["nodes"] for v in self.verdicts]
+        low, high = self.bounds
+        stats = {"deals": self.deals, **self.counts, "ceiling_low": low, "ceiling_high": high,
+                 "proven_won": self.counts[WON] / self.deals, "unknown_share": self.counts[UNKNOWN] / self.deals,
+                 "nodes_median": statistics.median(nodes), "nodes_p99": float(np.percentile(nodes, 99)),
+                 "seconds_median": statistics.median(v["seconds"] for v in self.verdicts)}
+        if self.seconds:
+            stats.update(seconds=round(self.seconds, 1), workers=self.workers,
+                         deals_per_second=round(self.deals / self.seconds, 2))
+        if "levels" in self.verdicts[0]:
+            stats["levels_mean"] = float(np.mean([v["levels"] for v in self.verdicts]))
+        scores = [v["best_score"] for v in self.verdicts if v.get("best_score") is not None]
+        if "best_score" in self.verdicts[0] and scores:
+            stats["best_score_mean"] = float(np.mean(scores))
+            stats["best_score_solved"] = len(scores)
+        return stats
+
+    def summary(self) -> str:
+        s = self.stats()
+        if "levels_mean" in s:
+            return self._lower_bound_summary(s)
+        lines = [f"{game_id(self.game)}: deals {self.seed}-{self.seed + self.deals - 1}, budget {self.budget:g} s "
+                 f"a deal",
+                 f"  won {s['won']}, lost {s['lost']}, unknown {s['unknown']}: at least {100 * s['proven_won']:.2f}% "
+                 f"of the deals can be won; ceiling {100 * s['ceiling_low']:.1f}-{100 * s['ceiling_high']:.1f}% "
+                 f"(95%, unknowns counted both ways)",
+                 f"  nodes a deal: median {s['nodes_median']:,.0f}, p99 {s['nodes_p99']:,.0f}"]
+        if "deals_per_second" in s:
+            lines.append(f"  {s['deals_per_second']:g} deals/s ({s['seconds']:g} s on {s['workers']} workers)")
+        if "best_score_mean" in s:
+            lines.append(f"  best score reachable: mean {s['best_score_mean']:.2f} over {s['best_score_solved']} "
+                         f"deals solved")
+        return "\n".join(lines)
+
+    def _lower_bound_summary(self, s: dict) -> str:
+        low = wilson_interval(s["won"], self.deals)[0]
+        lines = [f"{game_id(self.game)}: deals {self.seed}-{self.seed + self.deals - 1}, budget {self.budget:g} s "
+                 f"a deal, every die known; beam searches only, so these are lower bounds",
+                 f"  levels cleared by the best line found: {s['levels_mean']:.2f} on average (the deals allow at "
+                 f"least that)",
+                 f"  won {s['won']} ({100 * s['proven_won']:.1f}%): at least {100 * low:.1f}% of the deals can be won "
+                 f"(95%); the other {s['unknown']} undecided",
+                 f"  nodes a deal: median {s['nodes_median']:,.0f}, p99 {s['nodes_p99']:,.0f}"]
+        if "deals_per_second" in s:
+            lines.append(f"  {s['deals_per_second']:g} deals/s ({s['seconds']:g} s on {s['workers']} workers)")
+        return "\n".join(lines)
+
+    def as_dict(self) -> dict:
+        return {"game": self.game, "env_id": game_id(self.game), "seed": self.seed, "deals": self.deals,
+                "budget": self.budget, "summary": self.stats(), "verdicts": self.verdicts}
+
+    def save(self, path) -> None:
+        text = json.dumps(self.as_dict(), indent=None, separators=(",", ":"))
+        if str(path).endswith(".gz"):
+            with gzip.open(path, "wt", encoding="utf-8") as out:
+                out.write(text)
+        else:
+            Path(path).write_text(text, encoding="utf-8")
+
+
+def load(path) -> Ceiling:
+    """A verdict file ``save`` wrote (plain or gzipped JSON)."""
+    opener = gzip.open if str(path).endswith(".gz") else open
+    with opener(path, "rt", encoding="utf-8") as f:
+        data = json.load(f)
+    return Ceiling(data["game"], data["seed"], data["budget"], data["verdicts"])
+
+
+def shipped(game: str, seed: int, episodes: int) -> Ceiling | None:
+    """The shipped verdicts on ``game``'s deals ``seed`` to ``seed + episodes - 1``, or None if none cover them."""
+    for path in sorted(SHIPPED.glob(f"{game_name(game)}_*.json.gz")):
+        ceiling = load(path)
+        if ceiling.covers(seed, episodes):
+            return ceiling.part(seed, episodes)
+    return None
+
+
+def ceiling(game: str, deals: int = 100, seed: int = 0, budget: float = DEFAULT_BUDGET, workers: int | None = None,
+            progress: bool = True) -> Ceiling:
+    """Solve deals ``seed`` to ``seed + deals - 1`` of ``game`` with ``workers`` processes (default: one per CPU)."""
+    game = check_game(game)
+    if deals < 1:
+        raise ValueError(f"deals must be at least 1, got {deals}")
+    if not budget > 0:
+        raise ValueError(f"budget must be a positive number of seconds, got {budget}")
+    if workers is not None and workers < 1:
+        raise ValueError(f"workers must be at least 1, got {workers}")
+    workers = min(workers or os.cpu_count() or 1, deals)
+    seeds = list(range(seed, seed + deals))
+    # Small chunks: a few deals take the whole budget, and should not hold up the rest.
+    size = max(1, min(50, deals // (workers * 20)))
+    chunks = [seeds[i:i + size] for i in range(0, deals, size)]
+    started = time.perf_counter()
+    verdicts = []
+    bar = tqdm(total=deals, desc=f"ceiling of {game_id(game)}", unit="deal", disable=not progress)
+    if workers == 1:
+        for chunk in chunks:
+            verdicts += solve_deals(game, chunk, budget)
+            bar.update(len(chunk))
+            bar.set_postfix(won=sum(v["verdict"] == WON for v in verdicts))
+    else:
+        with ProcessPoolExecutor(max_workers=workers, mp_context=worker_context()) as pool:
+            futures = [pool.submit(solve_deals, game, chunk, budget) for chunk in chunks]
+            for future in as_completed(futures):
+                verdicts += future.result()
+                bar.update(len(future.result()))
+                bar.set_postfix(won=sum(v["verdict"] == WON for v in verdicts))
+    bar.close()
+    verdicts.sort(key=lambda v: v["deal"])
+    return Ceiling(game, seed, budget, verdicts, time.perf_counter() - started, workers)
+
+
+def main(game: str, deals: int = 100, seed: int = 0, budget: float = DEFAULT_BUDGET, workers: int | None = None,
+         json_path: str | None = None, progress: bool = True) -> Ceiling:
+    """The command: solve, print the summary, and write the verdicts to ``json_path`` (gzipped if it ends in .gz)."""
+    if json_path and not Path(json_path).resolve().parent.is_dir():
+        raise ValueError(f"cannot write {json_path}: no folder {Path(json_path).resolve().parent}")
+    result = ceiling(game, deals, seed, budget, workers, progress)
+    print(result.summary())
+    if json_path:
+        result.save(json_path)
+        print(f"wrote {json_path}")
+    return result

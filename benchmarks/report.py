@@ -1,0 +1,116 @@
+"""An agent's games against the ceiling: which winnable deals it lost, and one of them beside a winning line.
+
+    tabletop-gym eval royal_assassin --agent heuristic --episodes 1000 --record heuristic.jsonl
+    tabletop-gym report royal_assassin heuristic.jsonl --agent heuristic
+
+The record is ``eval --record``'s (one JSON line a deal: ``seed``, ``won``...); the verdicts are a ``ceiling
+--json`` file, or the ones that ship in ``benchmarks/ceilings/`` when they cover the record's deals. A winnable
+deal the agent lost is where it has room to improve; with ``--agent`` the report replays the agent on one of them
+and sets its moves beside the winning line, marking the first decision where they part.
+"""
+
+from __future__ import annotations
+
+import json
+
+import gymnasium as gym
+
+from ..agents import make_agent
+from ..envs import game_id
+from .ceiling import Ceiling, check_game, load, shipped
+from .solver import UNKNOWN
+
+
+def read_record(path: str) -> list[dict]:
+    with open(path, encoding="utf-8") as f:
+        rows = [json.loads(line) for line in f if line.strip()]
+    if not rows:
+        raise ValueError(f"{path} holds no episodes")
+    return rows
+
+
+def verdicts_for(game: str, rows: list[dict], path: str | None) -> Ceiling:
+    seeds = [row["seed"] for row in rows]
+    first, count = min(seeds), max(seeds) - min(seeds) + 1
+    if path is None:
+        found = shipped(game, first, count)
+        if found is None:
+            raise ValueError(f"no shipped verdicts cover deals {first}-{first + count - 1} of {game}: solve them "
+                             f"with tabletop-gym ceiling {game} --seed {first} --deals {count} --json FILE, "
+                             f"then pass --verdicts FILE")
+        return found
+    ceiling = load(path)
+    if ceiling.game != game:
+        raise ValueError(f"{path} holds verdicts on {ceiling.game}, not {game}")
+    missing = sorted(set(seeds) - {v["deal"] for v in ceiling.verdicts})
+    if missing:
+        raise ValueError(f"{path} has no verdict on deal {missing[0]} (and {len(missing) - 1} more) of the record")
+    return ceiling
+
+
+def agent_moves(game: str, agent_name: str, deal: int) -> tuple[list, bool]:
+    """The action names the agent plays on ``deal`` (as ``eval`` plays it), and whether it won."""
+    env = gym.make(game_id(game))
+    agent = make_agent(agent_name, game)
+    if hasattr(agent, "attach"):
+        agent.attach(env)
+    if hasattr(agent, "reset"):
+        agent.reset(seed=deal)
+    obs, info = env.reset(seed=deal)
+    names = env.unwrapped.action_names
+    moves = []
+    while True:
+        action = int(agent.act(obs, info["action_mask"]))
+        moves.append(names[action])
+        obs, _, terminated, truncated, info = env.step(action)
+        if terminated or truncated:
+            env.close()
+            return moves, bool(info.get("won", False))
+
+
+def side_by_side(moves: list, line: list) -> list[str]:
+    """The two games as a table, a row per decision, the first one where they part marked."""
+    parted = next((i for i, (a, b) in enumerate(zip(moves, line)) if a != b), min(len(moves), len(line)))
+    rows = ["| decision | agent | winning line |", "| ---: | --- | --- |"]
+    for i in range(max(len(moves), len(line))):
+        mark = " (they part here)" if i == parted else ""
+        rows.append(f"| {i + 1} | {moves[i] if i < len(moves) else ''} | "
+                    f"{line[i] if i < len(line) else ''}{mark} |")
+    return rows
+
+
+def report(game: str, record: str, verdicts: str | None = None, agent: str | None = None,
+           deal: int | None = None) -> str:
+    game = check_game(game)
+    rows = read_record(record)
+    ceiling = verdicts_for(game, rows, verdicts)
+    by_deal = {v["deal"]: v for v in ceiling.verdicts}
+    won = {row["seed"] for row in rows if row["won"]}
+    seeds = [row["seed"] for row in rows]
+    winnable = [s for s in seeds if by_deal[s]["verdict"] == "won"]
+    unknown = [s for s in seeds if by_deal[s]["verdict"] == UNKNOWN]
+    lost = [s for s in winnable if s not in won]
+    share = len(won) / len(winnable) if winnable else 0.0
+    lines = [f"{record}: {len(rows)} deals of {game_id(game)} ({min(seeds)}-{max(seeds)})",
+             f"won {len(won)}; winnable {len(winnable)} (and {len(unknown)} unknown); the agent's wins are "
+             f"{100 * share:.1f}% of the winnable deals",
+             f"winnable deals it lost ({len(lost)}): {', '.join(map(str, lost[:50]))}"
+             + (" ..." if len(lost) > 50 else "")]
+    if agent is not None:
+        deal = lost[0] if deal is None and lost else deal
+        if deal is None:
+            lines.append("no winnable deal lost: nothing to replay")
+        elif deal not in by_deal or by_deal[deal]["verdict"] != "won":
+            raise ValueError(f"deal {deal} is not a winnable deal of the verdicts: no winning line to show")
+        else:
+            moves, agent_won = agent_moves(game, agent, deal)
+            lines += ["", f"deal {deal}: {agent} ({'won' if agent_won else 'lost'}) beside a winning line", ""]
+            lines += side_by_side(moves, by_deal[deal]["line"])
+    return "\n".join(lines)
+
+
+def main(game: str, record: str, verdicts: str | None = None, agent: str | None = None,
+         deal: int | None = None) -> str:
+    text = report(game, record, verdicts, agent, deal)
+    print(text)
+    return text
