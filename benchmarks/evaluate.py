@@ -82,8 +82,9 @@ class EvalResult:
                 f"mean score {self.mean_score:.2f}, mean length {self.mean_length:.1f} steps")
 
 
-def play_episode(env: gym.Env, agent, seed: int) -> tuple[bool, float, int]:
-    """One episode from ``reset(seed=seed)``; returns (won, score, steps taken by the agent)."""
+def play_episode(env: gym.Env, agent, seed: int, actions: list | None = None) -> tuple[bool, float, int]:
+    """One episode from ``reset(seed=seed)``; returns (won, score, steps taken by the agent). ``actions``, when
+    given, receives every action the agent took."""
     if hasattr(agent, "attach"):
         agent.attach(env)
     if hasattr(agent, "reset"):
@@ -92,6 +93,8 @@ def play_episode(env: gym.Env, agent, seed: int) -> tuple[bool, float, int]:
     steps = 0
     while True:
         action = agent.act(observation, info["action_mask"])
+        if actions is not None:
+            actions.append(int(action))
         observation, _, terminated, truncated, info = env.step(action)
         steps += 1
         if terminated or truncated:

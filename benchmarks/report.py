@@ -18,6 +18,7 @@ import gymnasium as gym
 from ..agents import make_agent
 from ..envs import game_id
 from .ceiling import Ceiling, check_game, load, shipped
+from .evaluate import play_episode
 from .solver import UNKNOWN
 
 
@@ -51,21 +52,11 @@ def verdicts_for(game: str, rows: list[dict], path: str | None) -> Ceiling:
 def agent_moves(game: str, agent_name: str, deal: int) -> tuple[list, bool]:
     """The action names the agent plays on ``deal`` (as ``eval`` plays it), and whether it won."""
     env = gym.make(game_id(game))
-    agent = make_agent(agent_name, game)
-    if hasattr(agent, "attach"):
-        agent.attach(env)
-    if hasattr(agent, "reset"):
-        agent.reset(seed=deal)
-    obs, info = env.reset(seed=deal)
+    actions = []
+    won, _, _ = play_episode(env, make_agent(agent_name, game), deal, actions)
     names = env.unwrapped.action_names
-    moves = []
-    while True:
-        action = int(agent.act(obs, info["action_mask"]))
-        moves.append(names[action])
-        obs, _, terminated, truncated, info = env.step(action)
-        if terminated or truncated:
-            env.close()
-            return moves, bool(info.get("won", False))
+    env.close()
+    return [names[a] for a in actions], won
 
 
 def side_by_side(moves: list, line: list) -> list[str]:
