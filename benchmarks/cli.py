@@ -162,9 +162,12 @@ def cmd_train(args) -> None:
     result = train(args.game, timesteps=args.timesteps, seed=args.seed, n_envs=args.envs, out=args.out,
                    eval_episodes=args.eval_episodes, workers=args.workers, progress=not args.quiet,
                    env_kwargs=env_kwargs, vector=not args.single_envs, algo=algo, start=args.start,
-                   start_episodes=args.start_episodes, self_play=args.self_play,
+                   start_episodes=args.start_episodes, self_play=args.self_play, teacher=args.teacher,
                    ppo_settings={key: value for key, value in (("learning_rate", args.learning_rate),
-                                                               ("ent_coef", args.ent_coef)) if value is not None},
+                                                               ("ent_coef", args.ent_coef),
+                                                               ("teacher_coef", args.teacher_coef),
+                                                               ("teacher_decay", args.teacher_decay))
+                                 if value is not None},
                    runners=2 if args.runners is None else args.runners, address=args.address)
     settings = result.hyperparameters
     envs, steps = settings.get("num_envs", settings.get("n_envs")), settings.get("num_steps", settings.get("n_steps"))
@@ -311,6 +314,14 @@ def build_parser() -> argparse.ArgumentParser:
                           help="ppo: first learn to play as this agent does (heuristic, search...) by behaviour "
                                "cloning, then PPO")
     training.add_argument("--start-episodes", type=int, default=2000, help="--start: the agent's games to learn from")
+    training.add_argument("--teacher", default=None, metavar="AGENT",
+                          help="ppo: kickstart from this agent (heuristic...): it names its move on every position "
+                               "the policy reaches in training, and the loss adds the policy's cross-entropy to it, "
+                               "with a weight that falls to 0")
+    training.add_argument("--teacher-coef", type=float, default=None,
+                          help="--teacher: the cross-entropy's first weight (default 1.0)")
+    training.add_argument("--teacher-decay", type=float, default=None,
+                          help="--teacher: the share of the training over which that weight falls to 0 (default 0.5)")
     training.add_argument("--envs", type=int, default=None,
                           help="games played at once (default: 64 for ppo, 256 for sb3, 4 for sb3 --single-envs)")
     training.add_argument("--out", default=None, help="output folder (default: runs/<Game>-v0)")

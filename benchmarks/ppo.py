@@ -12,7 +12,7 @@ out of the loss. It writes, under ``out``:
 - ``policy.npz``: the actor alone, which ``ppo:<out>/policy.npz`` plays with numpy alone (the file a game's
   shipped policy, ``agents/models/<game>.npz``, is a copy of);
 - ``learning_curve.csv``: per update, the steps so far, the episodes finished, the win rate and mean score of
-  the last ``WINDOW`` training episodes, steps per second and the losses;
+  the last ``WINDOW`` training episodes, steps per second, the losses and the teacher's weight (kickstarting);
 - ``learning_curve.png`` and ``result.json``, written by ``tabletop_gym.benchmarks.train``, which also evaluates
   the saved policy on deals it never trained on.
 """
@@ -57,6 +57,10 @@ class Settings:
     # torch's threads: with the env stepping in the same process, more than one thread on two cores makes the
     # small matrix products several times slower (measured: 4 s against 34 s for the same 16k steps).
     torch_threads: int = 1
+    # Kickstarting (``learn(teacher=...)``): the weight of the cross-entropy between the policy and the teacher's
+    # action on the rollout's own positions, falling linearly to 0 over the first ``teacher_decay`` of the updates.
+    teacher_coef: float = 0.0
+    teacher_decay: float = 1.0
 
     def fitted(self, timesteps: int) -> tuple["Settings", int]:
         """These settings with the rollout shortened so that whole rollouts just cover ``timesteps``; the updates."""
@@ -69,20 +73,35 @@ class Settings:
             updates
 
 
+def teacher_actions(teacher, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+    """The teacher's action in each row: all at once where it chooses for many games (``act_batch``)."""
+    if hasattr(teacher, "act_batch"):
+        return np.asarray(teacher.act_batch(observations, masks), dtype=np.int64)
+    return np.array([teacher.act(o, m) for o, m in zip(observations, masks)], dtype=np.int64)
+
+
 def learn(envs: gym.vector.VectorEnv, timesteps: int, settings: Settings = Settings(), seed: int = 0,
           out: str | Path = "runs/ppo", progress: bool = True, record: dict | None = None,
-          policy: MaskedPolicy | None = None, on_update=None) -> dict:
+          policy: MaskedPolicy | None = None, on_update=None, teacher=None) -> dict:
     """Train a masked policy on ``envs`` for ``timesteps`` env steps (whole rollouts); save it under ``out``.
 
     ``policy`` is where to start (a policy trained before, against other opponents, or cloned from a heuristic);
     by default a new one. Returns what happened: the steps trained, the seconds, the learning curve (a list of
     dicts, the CSV's rows) and the fitted settings. ``record`` is saved with the policy (the game, its options).
     ``on_update(update, updates, policy)``, if given, is called after each update (self-play takes snapshots so).
+    ``teacher`` (an agent with ``act_batch``, with ``settings.teacher_coef`` above 0) kickstarts the policy: it
+    names its action on every position of the rollout, and the loss adds the policy's cross-entropy to it, with a
+    weight that falls to 0. Unlike cloning the teacher's own games, this teaches on the positions the policy
+    itself reaches, where its mistakes took it.
     """
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     if envs.num_envs != settings.num_envs:
         raise ValueError(f"settings.num_envs is {settings.num_envs} but the vector env has {envs.num_envs} games")
+    if (teacher is None) != (settings.teacher_coef <= 0):
+        raise ValueError("a teacher goes with settings.teacher_coef above 0, and teacher_coef with a teacher")
+    if not 0 < settings.teacher_decay <= 1:
+        raise ValueError(f"teacher_decay is a share of the updates in (0, 1], got {settings.teacher_decay}")
     settings, updates = settings.fitted(timesteps)
     n, steps = settings.num_envs, settings.num_steps
     torch.manual_seed(seed)
@@ -109,6 +128,7 @@ def learn(envs: gym.vector.VectorEnv, timesteps: int, settings: Settings = Setti
     ended = torch.zeros((steps, n))      # terminated or truncated: the advantage does not flow back past it
     valid = torch.zeros((steps, n))      # 0 on the step that only resets a finished game (next-step autoreset)
     values = torch.zeros((steps, n))
+    taught = torch.zeros((steps, n), dtype=torch.long)  # the teacher's action (kickstarting)
 
     obs, infos = envs.reset(seed=seed)
     obs = torch.as_tensor(obs, dtype=torch.float32)
@@ -124,6 +144,7 @@ def learn(envs: gym.vector.VectorEnv, timesteps: int, settings: Settings = Setti
     for update in range(1, updates + 1):
         if settings.anneal_lr:
             optimizer.param_groups[0]["lr"] = settings.learning_rate * (1 - (update - 1) / updates)
+        teaching = settings.teacher_coef * max(0.0, 1 - (update - 1) / (settings.teacher_decay * updates))
 
         # 3. Collect a rollout with the current policy.
         for t in range(steps):
@@ -131,6 +152,11 @@ def learn(envs: gym.vector.VectorEnv, timesteps: int, settings: Settings = Setti
             with torch.no_grad():
                 action, logprob, _, value = policy.act(obs, mask)
             actions[t], logprobs[t], values[t] = action, logprob, value
+            if teaching > 0:
+                playing = np.flatnonzero(~resetting.numpy())  # a finished game's row has no position to teach
+                if playing.size:
+                    taught[t, playing] = torch.as_tensor(teacher_actions(teacher, obs[playing].numpy(),
+                                                                         mask[playing].numpy()))
             obs, reward, term, trunc, infos = envs.step(action.numpy())
             rewards[t] = torch.as_tensor(reward, dtype=torch.float32) * valid[t]
             terminated[t] = torch.as_tensor(term, dtype=torch.float32)
@@ -163,6 +189,7 @@ def learn(envs: gym.vector.VectorEnv, timesteps: int, settings: Settings = Setti
         b_masks = masks.reshape(-1, num_actions)[keep]
         b_actions, b_logprobs = actions.reshape(-1)[keep], logprobs.reshape(-1)[keep]
         b_advantages, b_returns = advantages.reshape(-1)[keep], returns.reshape(-1)[keep]
+        b_taught = taught.reshape(-1)[keep]
         size = len(b_obs)
         for _ in range(settings.update_epochs):
             order = torch.as_tensor(rng.permutation(size))
@@ -176,6 +203,9 @@ def learn(envs: gym.vector.VectorEnv, timesteps: int, settings: Settings = Setti
                                         -advantage * ratio.clamp(1 - settings.clip_coef, 1 + settings.clip_coef)).mean()
                 value_loss = 0.5 * ((new_value - b_returns[batch]) ** 2).mean()
                 loss = policy_loss + settings.vf_coef * value_loss - settings.ent_coef * entropy.mean()
+                if teaching > 0:
+                    _, taught_logprob, _, _ = policy.act(b_obs[batch], b_masks[batch], b_taught[batch])
+                    loss = loss - teaching * taught_logprob.mean()
                 optimizer.zero_grad()
                 loss.backward()
                 nn.utils.clip_grad_norm_(policy.parameters(), settings.max_grad_norm)
@@ -188,7 +218,7 @@ def learn(envs: gym.vector.VectorEnv, timesteps: int, settings: Settings = Setti
                       "mean_score": float(np.mean([s for _, s in finished])) if finished else 0.0,
                       "steps_per_second": update * steps * n / seconds,
                       "policy_loss": policy_loss.item(), "value_loss": value_loss.item(),
-                      "entropy": entropy.mean().item()})
+                      "entropy": entropy.mean().item(), "teacher_weight": teaching})
         if finished:
             bar.set_postfix_str(f"win rate {100 * win_rate:.1f}% (last {len(finished)} episodes)", refresh=False)
         if on_update is not None:

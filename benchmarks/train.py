@@ -150,7 +150,7 @@ def train(game: str, timesteps: int = 100_000, seed: int = 0, n_envs: int | None
           eval_episodes: int = 500, env_kwargs: dict | None = None, workers: int | None = None,
           progress: bool = True, vector: bool = True, algo: str = "ppo", start: str | None = None,
           start_episodes: int = 2000, self_play: bool = False, ppo_settings: dict | None = None,
-          runners: int = 2, address: str | None = None) -> TrainResult:
+          runners: int = 2, address: str | None = None, teacher: str | None = None) -> TrainResult:
     """Train a masked policy on ``game`` and evaluate it on deals it never saw; everything is written under ``out``.
 
     ``algo="ppo"`` (the default) is the project's own masked PPO (``tabletop_gym.benchmarks.ppo``) on the game's
@@ -165,6 +165,9 @@ def train(game: str, timesteps: int = 100_000, seed: int = 0, n_envs: int | None
     ``algo="rllib"`` is RLlib's PPO with action masking (``tabletop_gym.cluster.rllib``, the ray extra) on the
     native vector env, ``runners`` remote env runners of ``n_envs`` games each (default 32), on the Ray cluster at
     ``address`` (or this process's Ray session, or a new local one); it writes an RLlib checkpoint.
+    ``teacher`` (own PPO only): an agent's name whose move on every position the policy reaches in training
+    kickstarts it (``tabletop_gym.benchmarks.ppo.learn``'s ``teacher``; its weight ``teacher_coef``, by default
+    ``TEACHER_COEF``, falls to 0 over ``teacher_decay`` of the training, by default ``TEACHER_DECAY``).
     ``ppo_settings``: fields of ``tabletop_gym.benchmarks.ppo.Settings`` to change (``learning_rate``...).
     ``self_play`` (Splendor, own PPO): train on the AEC env against a league of the learner's snapshots and the
     random and greedy players (``tabletop_gym.benchmarks.selfplay``); the final evaluation is against the greedy
@@ -177,6 +180,11 @@ def train(game: str, timesteps: int = 100_000, seed: int = 0, n_envs: int | None
         raise ValueError("runners and address are RLlib's: they go with algo='rllib'")
     if start is not None and algo != "ppo":
         raise ValueError("start (behaviour cloning first) goes with the project's own PPO, algo='ppo'")
+    if teacher is not None and (algo != "ppo" or self_play):
+        raise ValueError("teacher (kickstarting) goes with the project's own PPO on the native vector env: "
+                         "algo='ppo', without self_play")
+    if teacher is None and {"teacher_coef", "teacher_decay"} & set(ppo_settings or {}):
+        raise ValueError("teacher_coef and teacher_decay go with a teacher")
     env_id = game_id(game)
     if self_play and (algo == "sb3" or env_id != GAMES["splendor"][0]):
         raise ValueError("self_play trains Splendor with the project's own PPO (algo='ppo') or RLlib's")
@@ -196,7 +204,7 @@ def train(game: str, timesteps: int = 100_000, seed: int = 0, n_envs: int | None
     if algo == "ppo":
         model_path, trained, hyperparameters, seconds, curve = _train_own(
             env_id, timesteps, seed, n_envs, folder, training_kwargs, progress, start, start_episodes, self_play,
-            ppo_settings or {})
+            ppo_settings or {}, teacher)
     elif algo == "sb3":
         model_path, trained, hyperparameters, seconds, curve = _train_sb3(
             env_id, timesteps, seed, n_envs, folder, training_kwargs, progress, vector)
@@ -234,10 +242,17 @@ def train(game: str, timesteps: int = 100_000, seed: int = 0, n_envs: int | None
     return outcome
 
 
+TEACHER_COEF = 1.0   # kickstarting: the teacher's cross-entropy weighs as much as the policy loss at first
+TEACHER_DECAY = 0.5  # and falls to 0 by half the training, which PPO then has to itself
+
+
 def _train_own(env_id, timesteps, seed, n_envs, folder, env_kwargs, progress, start, start_episodes, self_play,
-               ppo_settings):
+               ppo_settings, teacher=None):
+    from ..agents import make_agent
     from .ppo import Settings, learn
 
+    if teacher is not None:
+        ppo_settings = {"teacher_coef": TEACHER_COEF, "teacher_decay": TEACHER_DECAY, **ppo_settings}
     settings = Settings(**{"num_envs": n_envs or Settings.num_envs, **ppo_settings})
     started = time.perf_counter()
     policy, cloned = None, {}
@@ -252,13 +267,15 @@ def _train_own(env_id, timesteps, seed, n_envs, folder, env_kwargs, progress, st
         run = learn_by_self_play(timesteps, settings, seed=seed, out=folder, policy=policy, progress=progress,
                                  record=cloned, **env_kwargs)
     else:
-        record = {"game": env_id, "env_kwargs": {k: _by_name(v) for k, v in env_kwargs.items()}, **cloned}
+        record = {"game": env_id, "env_kwargs": {k: _by_name(v) for k, v in env_kwargs.items()}, **cloned,
+                  **({"teacher": teacher} if teacher else {})}
         envs = _native_vector_env(env_id, settings.num_envs, env_kwargs)
         run = learn(envs, timesteps, settings, seed=seed, out=folder, progress=progress, record=record,
-                    policy=policy)
+                    policy=policy, teacher=None if teacher is None else make_agent(teacher, env_id, seed=seed))
         envs.close()
     curve = [(row["step"], row["win_rate"]) for row in run["curve"]]
-    hyperparameters = {**run["settings"], **cloned, **({"self_play": True} if self_play else {})}
+    hyperparameters = {**run["settings"], **cloned, **({"self_play": True} if self_play else {}),
+                       **({"teacher": teacher} if teacher else {})}
     return run["model_path"], run["timesteps"], hyperparameters, time.perf_counter() - started, curve
 
 

@@ -88,6 +88,65 @@ def test_any_masked_vector_env_of_the_gymnasium_api_trains_with_next_step_autore
     assert run["curve"][-1]["win_rate"] == 1.0 and run["curve"][-1]["episodes"] == 32
 
 
+class FreeChoiceGames(OneStepGames):
+    """One-step games where every action is legal and none pays: only a teacher can say which to play."""
+
+    def _infos(self):
+        return {"action_mask": np.ones((self.num_envs, 3), np.int8)}
+
+    def step(self, actions):
+        obs, _, terminated, truncated, infos = super().step(np.ones(self.num_envs, np.int64))
+        return obs, np.zeros(self.num_envs), terminated, truncated, infos
+
+
+class InsistentTeacher:
+    """Always names action 2; refuses a finished game's row (its observation is all ones)."""
+
+    def __init__(self):
+        self.asked = 0
+
+    def act_batch(self, observations, masks):
+        assert (observations == 0).all(), "the teacher was asked about a finished game"
+        self.asked += len(observations)
+        return np.full(len(observations), 2)
+
+
+def test_kickstarting_teaches_the_teachers_moves_on_the_policys_own_positions(tmp_path):
+    teacher = InsistentTeacher()
+    settings = Settings(num_envs=4, num_steps=16, minibatch_size=16, hidden=(8,), learning_rate=0.01,
+                        ent_coef=0.0, teacher_coef=1.0, teacher_decay=0.5)
+    learn(FreeChoiceGames(), 640, settings, out=tmp_path, progress=False, teacher=teacher)
+    # Ten updates of 64 steps, half of them games that reset; taught over the first five updates only.
+    assert teacher.asked == 5 * 32
+    policy, _ = load_policy(tmp_path / "model.pt")
+    with torch.no_grad():
+        chosen = policy.logits(torch.zeros(1, 3), torch.ones(1, 3, dtype=torch.bool)).softmax(dim=1)[0, 2]
+    assert chosen > 0.75  # from a third: nothing but the teacher favours action 2
+
+    with pytest.raises(ValueError, match="a teacher goes with settings.teacher_coef above 0"):
+        learn(FreeChoiceGames(), 64, Settings(num_envs=4, num_steps=16), out=tmp_path, progress=False,
+              teacher=teacher)
+    with pytest.raises(ValueError, match="teacher_decay is a share"):
+        learn(FreeChoiceGames(), 64, Settings(num_envs=4, teacher_coef=1.0, teacher_decay=0.0), out=tmp_path,
+              progress=False, teacher=teacher)
+
+
+def test_a_heuristic_kickstarts_a_game_with_illegal_actions_raising(tmp_path):
+    import json
+
+    from tabletop_gym.benchmarks.train import train
+
+    # Royal Assassin's heuristic chooses one game at a time and cannot read a finished game's row.
+    train("royal_assassin", timesteps=256, n_envs=4, out=str(tmp_path), eval_episodes=2, workers=1, progress=False,
+          teacher="heuristic", env_kwargs={"illegal_action": "raise"})
+    record = json.loads((tmp_path / "result.json").read_text())["hyperparameters"]
+    assert record["teacher"] == "heuristic" and record["teacher_coef"] == 1.0 and record["teacher_decay"] == 0.5
+    with pytest.raises(ValueError, match="teacher_coef and teacher_decay go with a teacher"):
+        train("royal_assassin", timesteps=64, out=str(tmp_path / "x"), ppo_settings={"teacher_coef": 1.0})
+    with pytest.raises(ValueError, match="teacher .kickstarting. goes with the project's own PPO"):
+        train("royal_assassin", timesteps=64, algo="sb3", teacher="heuristic", out=str(tmp_path / "y"))
+
+
 def test_masked_policy_never_picks_an_illegal_action():
     torch.manual_seed(0)
     policy = MaskedPolicy(5, 6, (16,))
