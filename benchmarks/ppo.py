@@ -89,9 +89,9 @@ def learn(envs: gym.vector.VectorEnv, timesteps: int, settings: Settings = Setti
     by default a new one. Returns what happened: the steps trained, the seconds, the learning curve (a list of
     dicts, the CSV's rows) and the fitted settings. ``record`` is saved with the policy (the game, its options).
     ``on_update(update, updates, policy)``, if given, is called after each update (self-play takes snapshots so).
-    ``teacher`` (an agent with ``act_batch``, with ``settings.teacher_coef`` above 0) kickstarts the policy: it
-    names its action on every position of the rollout, and the loss adds the policy's cross-entropy to it, with a
-    weight that falls to 0. Unlike cloning the teacher's own games, this teaches on the positions the policy
+    ``teacher`` (any agent, asked through ``act_batch`` where it has one; with ``settings.teacher_coef`` above 0)
+    kickstarts the policy: it names its action on every position of the rollout, and the loss adds the policy's
+    cross-entropy to it, with a weight that falls to 0. Unlike cloning the teacher's own games, this teaches on the positions the policy
     itself reaches, where its mistakes took it.
     """
     out = Path(out)
