@@ -19,6 +19,7 @@ rollouts, updates and all) in env-steps per second: ``masked PPO training on <id
 
 from __future__ import annotations
 
+import importlib.util
 import statistics
 import time
 from dataclasses import dataclass
@@ -171,9 +172,7 @@ def _time_training(env_id: str, duration: float, seed: int) -> float:
 
 
 def _training_subjects(games) -> dict:
-    try:
-        import torch  # noqa: F401  (the rl extra)
-    except ImportError:
+    if importlib.util.find_spec("torch") is None:  # training needs the rl extra
         return {}
     return {training_name(GAMES[name][0]): lambda d, s, i=GAMES[name][0]: _time_training(i, d, s)
             for name in games if name in VECTOR_ENTRY_POINTS}
