@@ -5,7 +5,9 @@ Each game's best learned policy ships in ``agents/models/<game>.npz``; ``make_ag
 ``make_agent("ppo:<path>")`` plays any other (``.npz``, or ``model.pt`` and ``model.zip`` through torch). A file
 holds the observation's scale, the layers' weights and biases in order (``weight_0``, ``bias_0``, ...; tanh between
 layers, none after the last), and ``record``: a JSON text of how the policy was trained (the game, its options, the
-start, the steps, the seed, the command).
+start, the steps, the seed, the command). A policy that scores each action (``MaskedPolicy(action_fields=k)``)
+also holds ``action_fields`` and its scorer's layers (``score_weight_0``, ...); its ``weight_`` layers are then the
+summary of the table, with tanh after the last as well.
 """
 
 from __future__ import annotations
@@ -15,6 +17,8 @@ from importlib import import_module
 from pathlib import Path
 
 import numpy as np
+
+from ..envs.core.env import observation_modes, observation_size, with_features
 
 MODELS = Path(__file__).parent / "models"
 
@@ -37,20 +41,41 @@ class PolicyNetwork:
             with np.load(arrays, allow_pickle=False) as saved:
                 arrays = {key: saved[key] for key in saved.files}
         self.obs_scale = arrays["obs_scale"].astype(np.float32)
-        count = sum(1 for key in arrays if key.startswith("weight_"))
-        self.layers = [(arrays[f"weight_{i}"].astype(np.float32), arrays[f"bias_{i}"].astype(np.float32))
-                       for i in range(count)]
+        self.layers = _layers(arrays, "")
+        self.scorer = _layers(arrays, "score_")
+        self.action_fields = int(arrays["action_fields"]) if "action_fields" in arrays else 0
         self.record = json.loads(str(arrays["record"]))
-        self.obs_size = self.layers[0][0].shape[1]
-        self.num_actions = self.layers[-1][0].shape[0]
+        self.obs_size = len(self.obs_scale)
+        table_size = self.layers[0][0].shape[1]
+        self.num_actions = ((self.obs_size - table_size) // self.action_fields if self.action_fields
+                            else self.layers[-1][0].shape[0])
 
     def logits(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         x = np.asarray(observations, dtype=np.float32).reshape(-1, self.obs_size) * self.obs_scale
-        for i, (weight, bias) in enumerate(self.layers):
-            x = x @ weight.T + bias
-            if i < len(self.layers) - 1:
-                x = np.tanh(x)
-        return np.where(np.asarray(masks, dtype=bool).reshape(x.shape), x, -1e9)
+        masks = np.asarray(masks, dtype=bool).reshape(len(x), self.num_actions)
+        if not self.action_fields:
+            return np.where(masks, _forward(self.layers, x), -1e9)
+        table_size = self.layers[0][0].shape[1]
+        summary = np.tanh(_forward(self.layers, x[:, :table_size]))
+        fields = x[:, table_size:].reshape(len(x), self.num_actions, self.action_fields)
+        both = np.concatenate([np.broadcast_to(summary[:, None, :], (len(x), self.num_actions, summary.shape[1])),
+                               fields], axis=-1)
+        return np.where(masks, _forward(self.scorer, both)[..., 0], -1e9)
+
+
+def _layers(arrays: dict, prefix: str) -> list:
+    count = sum(1 for key in arrays if key.startswith(prefix + "weight_"))
+    return [(arrays[f"{prefix}weight_{i}"].astype(np.float32), arrays[f"{prefix}bias_{i}"].astype(np.float32))
+            for i in range(count)]
+
+
+def _forward(layers, x: np.ndarray) -> np.ndarray:
+    """An MLP's output: tanh between the layers, none after the last."""
+    for i, (weight, bias) in enumerate(layers):
+        x = x @ weight.T + bias
+        if i < len(layers) - 1:
+            x = np.tanh(x)
+    return x
 
 
 class PolicyAgent:
@@ -66,12 +91,12 @@ class PolicyAgent:
         self.network = network or PolicyNetwork(self.path)
         self.record = self.network.record
         self.feature_rules = _feature_rules(self.record, self.network.obs_size)
-        self._features = None  # that module's features function, found at the first use (not pickled)
+        self._rules = None  # that rules module, found at the first use (not pickled)
         self.deterministic = deterministic
         self.rng = np.random.default_rng(seed)
 
     def __getstate__(self):
-        return {**self.__dict__, "_features": None}
+        return {**self.__dict__, "_rules": None}
 
     def reset(self, seed: int | None = None) -> None:
         if seed is not None:
@@ -81,9 +106,9 @@ class PolicyAgent:
         observations = np.asarray(observations, dtype=np.float32)
         if self.feature_rules is not None and observations.shape[-1] != self.network.obs_size:
             # A plain env: add the features the policy learnt from.
-            if self._features is None:
-                self._features = import_module(self.feature_rules).features
-            observations = np.concatenate([observations, self._features(observations)], axis=-1)
+            if self._rules is None:
+                self._rules = import_module(self.feature_rules)
+            observations = with_features(self._rules, self.record["env_kwargs"]["observation"], observations)
         return self.network.logits(observations, masks)
 
     def probabilities(self, observations, masks) -> np.ndarray:
@@ -107,32 +132,38 @@ class PolicyAgent:
 
 
 def _feature_rules(record: dict, obs_size: int) -> str | None:
-    """For a policy trained with ``observation="features"``: the name of the rules module whose ``features`` turn
-    the game's plain observations into the ones it learnt from, so that it plays the plain env as well (a name, so
-    that the agent pickles to evaluation workers). None for a plain policy."""
-    if record.get("env_kwargs", {}).get("observation") != "features":
+    """For a policy trained with ``observation="features"`` or ``"actions"``: the name of the rules module whose
+    features turn the game's plain observations into the ones it learnt from, so that it plays the plain env as
+    well (a name, so that the agent pickles to evaluation workers). None for a plain policy."""
+    mode = record.get("env_kwargs", {}).get("observation", "plain")
+    if mode == "plain":
         return None
     from ..envs import game_name
 
     game = game_name(record["game"])
     rules = import_module(f"..envs.{game}.rules", __package__)
-    if not hasattr(rules, "features"):
-        raise ValueError(f"the policy was trained with observation='features'; {game} has no features")
-    if rules.OBSERVATION_SIZE + rules.FEATURE_SIZE != obs_size:
-        raise ValueError(f"the policy takes {obs_size} observations; {record['game']}'s with features are "
-                         f"{rules.OBSERVATION_SIZE + rules.FEATURE_SIZE}")
+    if mode not in observation_modes(rules):
+        raise ValueError(f"the policy was trained with observation={mode!r}; {game} has only "
+                         f"{', '.join(map(repr, observation_modes(rules)))}")
+    if observation_size(rules, mode) != obs_size:
+        raise ValueError(f"the policy takes {obs_size} observations; {record['game']}'s with "
+                         f"observation={mode!r} are {observation_size(rules, mode)}")
     return rules.__name__
 
 
 def policy_arrays(policy, record: dict) -> dict:
     """The actor of a torch ``MaskedPolicy`` as the arrays of a ``.npz`` policy (float16 weights: half the size,
     and the same moves to within rounding)."""
-    linears = [layer for layer in policy.actor if hasattr(layer, "weight")]
     arrays = {"obs_scale": policy.obs_scale.detach().numpy().astype(np.float32),
               "record": np.array(json.dumps(record, default=str))}
-    for i, layer in enumerate(linears):
-        arrays[f"weight_{i}"] = layer.weight.detach().numpy().astype(np.float16)
-        arrays[f"bias_{i}"] = layer.bias.detach().numpy().astype(np.float32)
+    parts = [("", policy.actor)]
+    if getattr(policy, "action_fields", 0):
+        arrays["action_fields"] = np.array(policy.action_fields)
+        parts.append(("score_", policy.scorer))
+    for prefix, mlp in parts:
+        for i, layer in enumerate(layer for layer in mlp if hasattr(layer, "weight")):
+            arrays[f"{prefix}weight_{i}"] = layer.weight.detach().numpy().astype(np.float16)
+            arrays[f"{prefix}bias_{i}"] = layer.bias.detach().numpy().astype(np.float32)
     return arrays
 
 

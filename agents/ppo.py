@@ -25,11 +25,22 @@ class MaskedPolicy(nn.Module):
     ``obs_high`` (the observation space's upper bounds) scales every entry into [0, 1] before the first layer:
     the envs' observations are counts and values (a draw pile of 33, a card value of 13) beside 0/1 flags, and
     unscaled, the large entries swamp the flags in a tanh network's first layer.
+
+    ``action_fields=k`` is for an observation that ends with ``k`` fields for each action (Dead Center's
+    ``observation="actions"``): the actor's MLP then reads the rest of the observation into a summary (its
+    last hidden layer), and one small MLP, the scorer (``scorer_hidden``), gives each action its logit from the
+    summary and that action's fields, with the same weights for every action. The critic reads the rest only.
     """
 
-    def __init__(self, obs_size: int, num_actions: int, hidden=(256, 256), obs_high=None):
+    def __init__(self, obs_size: int, num_actions: int, hidden=(256, 256), obs_high=None, action_fields: int = 0,
+                 scorer_hidden=(128, 128)):
         super().__init__()
-        self.shape = {"obs_size": int(obs_size), "num_actions": int(num_actions), "hidden": list(hidden)}
+        self.shape = {"obs_size": int(obs_size), "num_actions": int(num_actions), "hidden": list(hidden),
+                      "action_fields": int(action_fields), "scorer_hidden": list(scorer_hidden)}
+        self.table_size = int(obs_size) - int(num_actions) * int(action_fields)  # what the summary reads
+        if action_fields < 0 or self.table_size <= 0:
+            raise ValueError(f"action_fields={action_fields} for {num_actions} actions does not fit an observation "
+                             f"of {obs_size}")
         scale = np.ones(obs_size, dtype=np.float32)
         if obs_high is not None:
             high = np.asarray(obs_high, dtype=np.float32).reshape(-1)
@@ -38,8 +49,13 @@ class MaskedPolicy(nn.Module):
             usable = np.isfinite(high) & (high > 0)
             scale[usable] = 1 / high[usable]
         self.register_buffer("obs_scale", torch.as_tensor(scale))  # saved with the weights
-        self.actor = self._mlp(obs_size, hidden, num_actions, 0.01)  # small: the first policy is near uniform
-        self.critic = self._mlp(obs_size, hidden, 1, 1.0)
+        self.action_fields = int(action_fields)
+        if action_fields:
+            self.actor = nn.Sequential(*self._mlp(self.table_size, hidden[:-1], hidden[-1], np.sqrt(2)), nn.Tanh())
+            self.scorer = self._mlp(hidden[-1] + action_fields, scorer_hidden, 1, 0.01)
+        else:
+            self.actor = self._mlp(obs_size, hidden, num_actions, 0.01)  # small: the first policy is near uniform
+        self.critic = self._mlp(self.table_size, hidden, 1, 1.0)
 
     @staticmethod
     def _mlp(obs_size: int, hidden, last_size: int, last_gain: float) -> nn.Sequential:
@@ -50,10 +66,16 @@ class MaskedPolicy(nn.Module):
         return nn.Sequential(*layers, _layer(sizes[-1], last_size, last_gain))
 
     def value(self, obs):
-        return self.critic(obs * self.obs_scale).squeeze(-1)
+        return self.critic((obs * self.obs_scale)[:, :self.table_size]).squeeze(-1)
 
     def logits(self, obs, mask):
-        return self.actor(obs * self.obs_scale).masked_fill(~mask, -1e9)
+        x = obs * self.obs_scale
+        if not self.action_fields:
+            return self.actor(x).masked_fill(~mask, -1e9)
+        summary = self.actor(x[:, :self.table_size])
+        fields = x[:, self.table_size:].reshape(len(x), mask.shape[1], self.action_fields)
+        both = torch.cat([summary[:, None, :].expand(-1, fields.shape[1], -1), fields], dim=-1)
+        return self.scorer(both).squeeze(-1).masked_fill(~mask, -1e9)
 
     def act(self, obs, mask, action=None):
         """(action, its log-probability, the entropy, the value); samples an action unless one is given."""

@@ -338,10 +338,11 @@ def build_parser() -> argparse.ArgumentParser:
     training.add_argument("--self-play", action="store_true",
                           help="splendor: train on the AEC env against a league of the learner's snapshots and the "
                                "random and greedy players (the final evaluation: against greedy and random)")
-    training.add_argument("--observation", choices=["plain", "features"], default=None,
+    training.add_argument("--observation", choices=["plain", "features", "actions"], default=None,
                           help="the env's observation: plain, or with the features its rules compute appended "
-                               "(dead_center, royal_assassin); the learned policy computes them itself when it plays "
-                               "a plain env")
+                               "(dead_center, royal_assassin), or those and what each action leaves (dead_center: "
+                               "the policy then scores each action with one shared network); the learned policy "
+                               "computes them itself when it plays a plain env")
     training.add_argument("--reward", choices=["win", "score"], default=None,
                           help="what the learner is paid: for a win (default) or the game's score, a denser signal")
     training.add_argument("--opponent", default=None, help="splendor: the opponent to train against")

@@ -253,7 +253,9 @@ def _train_own(env_id, timesteps, seed, n_envs, folder, env_kwargs, progress, st
 
     if teacher is not None:
         ppo_settings = {"teacher_coef": TEACHER_COEF, "teacher_decay": TEACHER_DECAY, **ppo_settings}
-    settings = Settings(**{"num_envs": n_envs or Settings.num_envs, **ppo_settings})
+    fields = _action_fields(env_id, env_kwargs)
+    settings = Settings(**{"num_envs": n_envs or Settings.num_envs, "action_fields": fields,
+                           **({"hidden": SUMMARY_HIDDEN} if fields else {}), **ppo_settings})
     started = time.perf_counter()
     policy, cloned = None, {}
     if start is not None:
@@ -279,6 +281,18 @@ def _train_own(env_id, timesteps, seed, n_envs, folder, env_kwargs, progress, st
     return run["model_path"], run["timesteps"], hyperparameters, time.perf_counter() - started, curve
 
 
+# A policy that scores each action reads the table into a summary of the last width, beside each action's fields:
+# kept small, since the scorer runs once per action.
+SUMMARY_HIDDEN = (256, 64)
+
+
+def _action_fields(env_id, env_kwargs) -> int:
+    """The fields per action an observation="actions" env ends with (the policy scores each action), else 0."""
+    if env_kwargs.get("observation") != "actions":
+        return 0
+    return gym.make(env_id).unwrapped.rules.ACTION_FIELD_COUNT
+
+
 def _cloned_policy(env_id, env, start, episodes, seed, settings, env_kwargs, progress):
     """A policy that plays as the agent ``start`` does, learnt from its games (deals the evaluation never sees)."""
     from ..agents import make_agent
@@ -289,7 +303,8 @@ def _cloned_policy(env_id, env, start, episodes, seed, settings, env_kwargs, pro
     data = collect(env_id, teacher, episodes, seed=20_000_000 + seed, gamma=settings.gamma, env_kwargs=env_kwargs,
                    progress=progress)
     space = env.observation_space
-    policy = MaskedPolicy(int(np.prod(space.shape)), int(env.action_space.n), settings.hidden, space.high)
+    policy = MaskedPolicy(int(np.prod(space.shape)), int(env.action_space.n), settings.hidden, space.high,
+                          settings.action_fields)
     env.close()
     agreement = fit(policy, data, seed=seed, progress=progress)
     return policy, {"start": start, "start_episodes": episodes, "teacher_win_rate": data["win_rate"],

@@ -32,8 +32,26 @@ _MISSING = object()
 
 
 def observation_modes(rules: ModuleType) -> list:
-    """``"plain"``, and ``"features"`` where the rules compute features from the plain observation."""
-    return ["plain", "features"] if hasattr(rules, "features") else ["plain"]
+    """``"plain"``; ``"features"`` where the rules compute features from the plain observation; ``"actions"``
+    where they also describe what each action would leave (the features, then ``action_features``)."""
+    return ["plain"] + ["features"] * hasattr(rules, "features") + ["actions"] * hasattr(rules, "action_features")
+
+
+def observation_size(rules: ModuleType, mode: str) -> int:
+    """The length of an observation in ``mode`` (one of ``observation_modes(rules)``)."""
+    return (rules.OBSERVATION_SIZE + rules.FEATURE_SIZE * (mode != "plain")
+            + getattr(rules, "ACTION_FEATURE_SIZE", 0) * (mode == "actions"))
+
+
+def with_features(rules: ModuleType, mode: str, observations: np.ndarray) -> np.ndarray:
+    """Plain observations (..., n) as an env in ``mode`` shows them: the rules' ``features`` appended for
+    ``"features"``, and their ``action_features`` after those for ``"actions"``."""
+    if mode == "plain":
+        return observations
+    parts = [observations, rules.features(observations)]
+    if mode == "actions":
+        parts.append(rules.action_features(observations))
+    return np.concatenate(parts, axis=-1)
 
 
 def check_choice(name: str, value, choices) -> None:
@@ -138,9 +156,12 @@ class TabletopEnv(gym.Env):
         self.action_space = spaces.Discrete(len(self.action_names))
         self.observation_mode = observation
         low, high = self.rules.OBSERVATION_LOW, self.rules.OBSERVATION_HIGH
-        if observation == "features":
+        if observation in ("features", "actions"):
             low = np.concatenate([low, np.zeros(self.rules.FEATURE_SIZE, dtype=np.float32)])
             high = np.concatenate([high, self.rules.FEATURE_HIGH])
+        if observation == "actions":
+            low = np.concatenate([low, np.zeros(self.rules.ACTION_FEATURE_SIZE, dtype=np.float32)])
+            high = np.concatenate([high, np.ones(self.rules.ACTION_FEATURE_SIZE, dtype=np.float32)])
         self.observation_space = spaces.Box(low, high, dtype=np.float32)
         self.state = None
         self._mask = None
@@ -189,11 +210,9 @@ class TabletopEnv(gym.Env):
         return self.with_features(self.rules.observe(state))
 
     def with_features(self, observations: np.ndarray) -> np.ndarray:
-        """Plain observations (..., n) as this env shows them: with the rules' ``features`` appended when
-        ``observation="features"`` (the vector env calls this on its batched observations)."""
-        if self.observation_mode == "plain":
-            return observations
-        return np.concatenate([observations, self.rules.features(observations)], axis=-1)
+        """Plain observations (..., n) as this env shows them, in its ``observation`` mode (the vector env calls
+        this on its batched observations)."""
+        return with_features(self.rules, self.observation_mode, observations)
 
     def step(self, action):
         if self.state is None:

@@ -47,6 +47,16 @@ class DeadCenterEnv(TabletopEnv):
     weighs). `rules.FEATURE_FIELDS` names them. A network learns far faster from these (see the README's
     learning curves); the default, `"plain"`, is the observation above.
 
+    `observation="actions"` appends to those 4,224 more in [0, 1] (`Box(0, high, (4714,))`): for each of the
+    33 actions, in the same 128 fields, the table it leaves. For each slot after the action: face up, face
+    down, killable, how far its supports are short of 10, how many match, the share of the draw pile its
+    attack pile takes, and its rank (a face-down slot by the zombies still hidden); then the action's kind,
+    the rank it kills, whether its pile's zombie becomes killable, the losing share of the draw pile after
+    it, and the slot it reveals. A reveal leaves the table as it is, a play puts the drawn card on its pile, a
+    kill empties its slot. `rules.ACTION_FIELDS` names the fields of one action. A network that scores every
+    action with the same weights (`MaskedPolicy(action_fields=128)`) learns from these what a good table is
+    once, not pile by pile.
+
     ## Starting State
 
     The cabin dealt, all twelve zombies face down, the draw pile full (33 cards with two jokers): the
@@ -89,7 +99,7 @@ class DeadCenterEnv(TabletopEnv):
 
     * v0: first version; `observation="features"` added beside the plain observation, which is unchanged
       (193 entries at first; the 36 on face-down slots came after, and a policy trained on the 193 is refused
-      by name).
+      by name); then `observation="actions"` beside both, which are unchanged.
     """
 
     rules = rules

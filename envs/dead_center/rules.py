@@ -595,9 +595,10 @@ def _decode(parts: np.ndarray, ranks: np.ndarray) -> np.ndarray:
     return np.where((ranks > 0) & (parts.max(axis=-1) > 0), suit * 13 + ranks - 1, NO_CARD)
 
 
-def features(obs: np.ndarray) -> np.ndarray:
-    """The ``FEATURE_FIELDS`` of observations ``obs`` (..., OBSERVATION_SIZE): float32 (..., FEATURE_SIZE)."""
-    obs = np.asarray(obs, dtype=np.float32)
+def _read_table(obs: np.ndarray) -> tuple:
+    """What observations (..., OBSERVATION_SIZE) show, as card ids (``NO_CARD`` where there is none): the nine
+    top cards, the face-up slots (up, their zombies), the drawn card, the face-down slots, and the unseen cards:
+    the draw pile's number cards (..., 40), its jokers, the hidden zombies (..., 12)."""
     lead = obs.shape[:-1]
     piles = obs[..., :_PILES_END].reshape(*lead, NUM_PILES, len(_CARD_PARTS))
     tops = _decode(piles[..., 2:], piles[..., 0].astype(np.intp))
@@ -608,6 +609,18 @@ def features(obs: np.ndarray) -> np.ndarray:
     drawn_parts = obs[..., _SLOTS_END + 1:_DRAWN_END]
     drawn = _decode(drawn_parts[..., 2:], drawn_parts[..., 0].astype(np.intp))
     drawn = np.where(drawn_parts[..., 1] > 0, JOKERS[0], np.where(obs[..., _SLOTS_END] > 0, drawn, NO_CARD))
+    down = slots[..., DOWN] > 0
+    in_draw = obs[..., _UNSEEN_AT + _DRAW_NUMBERS] > 0
+    jokers = obs[..., _UNSEEN_AT + 52]
+    hidden = obs[..., _UNSEEN_AT + _ZOMBIE_IDS] > 0
+    return tops, up, zombies, drawn, down, in_draw, jokers, hidden
+
+
+def features(obs: np.ndarray) -> np.ndarray:
+    """The ``FEATURE_FIELDS`` of observations ``obs`` (..., OBSERVATION_SIZE): float32 (..., FEATURE_SIZE)."""
+    obs = np.asarray(obs, dtype=np.float32)
+    lead = obs.shape[:-1]
+    tops, up, zombies, drawn, down, in_draw, jokers, hidden = _read_table(obs)
 
     a, b = tops[..., _SUPPORT_COLUMNS[0]], tops[..., _SUPPORT_COLUMNS[1]]
     killable_now = up & _CAN_KILL[zombies, a, b]
@@ -623,8 +636,6 @@ def features(obs: np.ndarray) -> np.ndarray:
     kill_after = (after & _ATTACKED_BY).any(axis=-1)
 
     # The draw pile: the unseen number cards (the unseen face cards are the face-down zombies) and jokers.
-    in_draw = obs[..., _UNSEEN_AT + _DRAW_NUMBERS] > 0
-    jokers = obs[..., _UNSEEN_AT + 52]
     size = np.maximum(in_draw.sum(axis=-1) + jokers, 1)
     takes = (_ACCEPTS[_DRAW_NUMBERS[:, None], tops[..., None, :]] & in_draw[..., None]).sum(axis=-2)  # (..., 9)
     attack_fits = (takes + jokers[..., None]) / size[..., None]
@@ -633,8 +644,6 @@ def features(obs: np.ndarray) -> np.ndarray:
     dead_after = np.where(fits, _dead_share(tops_after, in_draw, jokers), 0)
 
     # Face-down slots: each of the hidden zombies (..., zombie, slot) in front of the slot's supports, averaged.
-    down = slots[..., DOWN] > 0
-    hidden = obs[..., _UNSEEN_AT + _ZOMBIE_IDS] > 0
     share = hidden / np.maximum(hidden.sum(axis=-1, keepdims=True), 1)
     z = _ZOMBIE_IDS[:, None]
     reveal_killable = np.einsum("...z,...zs->...s", share, _CAN_KILL[z, a[..., None, :], b[..., None, :]]) * down
@@ -644,6 +653,79 @@ def features(obs: np.ndarray) -> np.ndarray:
                            after.reshape(*lead, NUM_PILES * NUM_SLOTS), attack_fits, dead_now[..., None],
                            dead_after, reveal_killable, reveal_matching, shortfall * down],
                           axis=-1).astype(np.float32)
+
+
+# ---------------------------------------------------------------- action features (observation="actions")
+
+# For each of the 33 actions, the table it leaves, slot by slot, in the same words for every action: a network
+# that scores each action with one set of weights (``agents.ppo.MaskedPolicy(action_fields=...)``) then learns
+# once what makes a table good, instead of once per pile. A reveal leaves the table as it is (its slot is named);
+# a play puts the drawn card on its pile (before the kill it may give); a kill empties its slot.
+_SLOT_AFTER_PARTS = ("up", "down", "killable", "short_of_ten", "supports_matching", "attack_fits",
+                     "jack", "queen", "king")
+ACTION_FIELDS = ([f"{name}_{part}" for name in SLOT_NAMES for part in _SLOT_AFTER_PARTS]
+                 + ["is_reveal", "is_play", "is_kill", "kills_jack", "kills_queen", "kills_king", "kills",
+                    "dead_draw"]
+                 + [f"reveals_{name}" for name in SLOT_NAMES])
+ACTION_FIELD_COUNT = len(ACTION_FIELDS)
+ACTION_FEATURE_SIZE = NUM_ACTIONS * ACTION_FIELD_COUNT
+_ZOMBIE_RANKS = np.eye(3, dtype=np.float32)[RANK[ZOMBIE_CARDS] - JACK]  # (12 zombie ids, J/Q/K)
+_ACTION_KINDS = np.zeros((NUM_ACTIONS, 3), dtype=np.float32)
+_ACTION_KINDS[A_REVEAL:A_PLAY, 0] = _ACTION_KINDS[A_PLAY:A_KILL, 1] = _ACTION_KINDS[A_KILL:, 2] = 1
+_REVEALS = np.zeros((NUM_ACTIONS, NUM_SLOTS), dtype=np.float32)
+_REVEALS[np.arange(A_REVEAL, A_PLAY), np.arange(NUM_SLOTS)] = 1
+
+
+def _slot_fields(tops, up, zombies, down, in_draw, jokers, hidden) -> np.ndarray:
+    """The ``_SLOT_AFTER_PARTS`` of each slot (..., 12, 9) of a table: a face-down slot by the hidden zombies
+    it may hold (the share its supports kill, their mean match, the share of each rank)."""
+    a, b = tops[..., _SUPPORT_COLUMNS[0]], tops[..., _SUPPORT_COLUMNS[1]]
+    standing = up | down
+    share = hidden / np.maximum(hidden.sum(axis=-1, keepdims=True), 1)
+    z = _ZOMBIE_IDS[:, None]
+    hidden_kill = np.einsum("...z,...zs->...s", share, _CAN_KILL[z, a[..., None, :], b[..., None, :]])
+    hidden_match = np.einsum("...z,...zs->...s", share, (_MATCHES[z, a[..., None, :]].astype(np.float32)
+                                                         + _MATCHES[z, b[..., None, :]]) / 2)
+    killable = np.where(up, _CAN_KILL[zombies, a, b], hidden_kill * down)
+    matching = np.where(up, (_MATCHES[zombies, a].astype(np.float32) + _MATCHES[zombies, b]) / 2,
+                        hidden_match * down)
+    short = np.clip(10 - _VALUE_OF[a].astype(np.int16) - _VALUE_OF[b], 0, 10) / 10 * standing
+    size = np.maximum(in_draw.sum(axis=-1) + jokers, 1)
+    takes = (_ACCEPTS[_DRAW_NUMBERS[:, None], tops[..., None, :]] & in_draw[..., None]).sum(axis=-2)
+    attack_fits = ((takes + jokers[..., None]) / size[..., None])[..., ATTACK_PILE.astype(np.intp)] * standing
+    own_rank = np.eye(4, dtype=np.float32)[np.where(up, RANK[np.minimum(zombies, 51)] - JACK, 3)][..., :3]
+    ranks = own_rank + (share @ _ZOMBIE_RANKS)[..., None, :] * down[..., None]
+    parts = [up, down, killable, short, matching, attack_fits]
+    return np.concatenate([np.stack([np.broadcast_to(p, short.shape) for p in parts], axis=-1).astype(np.float32),
+                           np.broadcast_to(ranks, short.shape + (3,))], axis=-1)
+
+
+def action_features(obs: np.ndarray) -> np.ndarray:
+    """The ``ACTION_FIELDS`` of every action for observations ``obs`` (..., OBSERVATION_SIZE): float32
+    (..., NUM_ACTIONS * ACTION_FIELD_COUNT), action by action."""
+    obs = np.asarray(obs, dtype=np.float32)
+    lead = obs.shape[:-1]
+    tops, up, zombies, drawn, down, in_draw, jokers, hidden = _read_table(obs)
+    table = _slot_fields(tops, up, zombies, down, in_draw, jokers, hidden)              # (..., 12, 9)
+    tops_after = np.where(np.eye(NUM_PILES, dtype=bool), drawn[..., None, None], tops[..., None, :])
+    plays = _slot_fields(tops_after, up[..., None, :], zombies[..., None, :], down[..., None, :],
+                         in_draw[..., None, :], jokers[..., None], hidden[..., None, :])  # (..., 9, 12, 9)
+    kills = np.repeat(table[..., None, :, :], NUM_SLOTS, axis=-3)
+    slots = np.arange(NUM_SLOTS)
+    kills[..., slots, slots, :] = 0                                                       # a killed slot is empty
+    after = np.concatenate([np.repeat(table[..., None, :, :], NUM_SLOTS, axis=-3), plays, kills], axis=-3)
+
+    killed_rank = np.zeros(lead + (NUM_ACTIONS, 3), dtype=np.float32)
+    killed_rank[..., A_KILL:, :] = table[..., :, 6:] * up[..., None]
+    play_kills = (plays[..., 2] * up[..., None, :] * _ATTACKED_BY).max(axis=-1)         # (..., 9)
+    kill_now = np.concatenate([np.zeros(lead + (NUM_SLOTS,)), play_kills, up.astype(np.float64)], axis=-1)
+    dead = np.concatenate([np.repeat(_dead_share(tops, in_draw, jokers)[..., None], NUM_SLOTS, axis=-1),
+                           _dead_share(tops_after, in_draw, jokers),
+                           np.repeat(_dead_share(tops, in_draw, jokers)[..., None], NUM_SLOTS, axis=-1)], axis=-1)
+    extras = [np.broadcast_to(_ACTION_KINDS, lead + _ACTION_KINDS.shape), killed_rank, kill_now[..., None],
+              dead[..., None], np.broadcast_to(_REVEALS, lead + _REVEALS.shape)]
+    fields = np.concatenate([after.reshape(lead + (NUM_ACTIONS, -1))] + extras, axis=-1)
+    return fields.reshape(lead + (ACTION_FEATURE_SIZE,)).astype(np.float32)
 
 
 def slot_view(s: State, slot: int) -> str | None:
