@@ -17,13 +17,18 @@ from torch import nn
 from tqdm import tqdm
 
 from ..agents.ppo import MaskedPolicy
+from ..envs.core.env import observation_size, with_features
 
 
 def collect(env_id: str, teacher, episodes: int, seed: int = 0, gamma: float = 0.99, env_kwargs: dict | None = None,
             progress: bool = True) -> dict:
     """The teacher's decisions over ``episodes`` deals (seeds ``seed`` to ``seed + episodes - 1``): arrays of
     observations, masks, actions and discounted returns, and the teacher's win rate."""
-    env = gym.make(env_id, **(env_kwargs or {}))
+    env_kwargs = dict(env_kwargs or {})
+    # The teacher plays the plain env, as an agent does; the features are added afterwards, many rows at a time,
+    # which is several times faster than one observation a step.
+    mode = env_kwargs.pop("observation", "plain")
+    env = gym.make(env_id, **env_kwargs, **({"observation": "plain"} if mode != "plain" else {}))
     observations, masks, actions, returns = [], [], [], []
     wins = 0
     for episode in tqdm(range(episodes), desc=f"teacher on {env_id}", unit="ep", disable=not progress):
@@ -46,9 +51,17 @@ def collect(env_id: str, teacher, episodes: int, seed: int = 0, gamma: float = 0
         returns.extend(float(reward) * gamma ** np.arange(steps - 1, -1, -1))
         wins += bool(info.get("won", False))
     env.close()
-    return {"observations": np.array(observations, dtype=np.float32), "masks": np.array(masks),
-            "actions": np.array(actions), "returns": np.array(returns, dtype=np.float32),
-            "win_rate": wins / episodes}
+    return {"observations": shown(env.unwrapped.rules, mode, observations) if mode != "plain"
+            else np.array(observations, dtype=np.float32), "masks": np.array(masks), "actions": np.array(actions),
+            "returns": np.array(returns, dtype=np.float32), "win_rate": wins / episodes}
+
+
+def shown(rules, mode: str, observations: list, rows: int = 256) -> np.ndarray:
+    """Plain ``observations`` as an env in observation ``mode`` shows them, computed ``rows`` at a time."""
+    out = np.empty((len(observations), observation_size(rules, mode)), dtype=np.float32)
+    for start in range(0, len(observations), rows):
+        out[start:start + rows] = with_features(rules, mode, np.array(observations[start:start + rows]))
+    return out
 
 
 def collect_batched(env_id: str, teacher, episodes: int, seed: int = 0, gamma: float = 0.99,

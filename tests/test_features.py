@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from tabletop_gym.envs import GAMES
+from tabletop_gym.envs.core.env import observation_modes
 from tabletop_gym.envs.core.cards import IS_RED, RANK, SUIT
 from tabletop_gym.envs.dead_center import rules as dead_center
 from tabletop_gym.envs.royal_assassin import rules as royal_assassin
@@ -159,3 +160,117 @@ def test_features_extend_the_plain_observation_in_single_and_vector_envs(game):
 def test_an_unknown_observation_mode_is_refused_by_name():
     with pytest.raises(ValueError, match="observation must be one of 'plain', 'features'"):
         gym.make("Tabletop/DeadCenter-v0", observation="pixels")
+
+
+def slot_fields_by_hand(s, tops, killed=None) -> list:
+    """What ``action_features`` says of each slot of a table with top cards ``tops`` and the slots of state
+    ``s`` (the slot ``killed`` emptied), worked out from the state one slot at a time."""
+    dc = dead_center
+    draw = np.flatnonzero(s.place == dc.DECK)
+    hidden = s.slot_card[s.slot_state == dc.DOWN]
+    fields = []
+    for slot in range(dc.NUM_SLOTS):
+        a, b = tops[dc.SUPPORT_PILES[slot]]
+        up, down = s.slot_state[slot] == dc.UP, s.slot_state[slot] == dc.DOWN
+        if slot == killed or not (up or down):
+            fields += [0.0] * 9
+            continue
+        zombies = [s.slot_card[slot]] if up else hidden  # a face-down slot may hold any of the hidden zombies
+        fields += [up, down, np.mean([dc.CAN_KILL[z, a, b] for z in zombies]),
+                   max(0, 10 - dc.VALUE[a] - dc.VALUE[b]) / 10,
+                   np.mean([dc.MATCHES[z, [a, b]].mean() for z in zombies]),
+                   np.mean([dc.ACCEPTS[c, tops[dc.ATTACK_PILE[slot]]] for c in draw]) if len(draw) else 0.0]
+        fields += [np.mean([RANK[z] == rank for z in zombies]) for rank in (dc.JACK, dc.QUEEN, dc.KING)]
+    return [float(x) for x in fields]
+
+
+def test_dead_center_action_features_describe_the_table_each_action_leaves():
+    dc = dead_center
+    names = dc.ACTION_FIELDS
+    seen = {"reveal": 0, "play": 0, "kill": 0}
+    for s in random_states(dc, 25, seed=1):
+        rows = dc.action_features(dc.observe(s)).reshape(dc.NUM_ACTIONS, dc.ACTION_FIELD_COUNT)
+        draw = np.flatnonzero(s.place == dc.DECK)
+
+        def dead_share(tops):
+            return np.mean([not dc.ACCEPTS[c, tops].any() for c in draw]) if len(draw) else 0.0
+
+        for action in np.flatnonzero(dc.legal_mask(s)):
+            f = dict(zip(names, rows[action]))
+            kind = ("reveal", "play", "kill")[int(action >= dc.A_PLAY) + int(action >= dc.A_KILL)]
+            tops, killed, kills, rank = s.pile_top, None, 0, None
+            if kind == "play":
+                after = dc.apply(s, action)  # the card goes on the pile; the kill step, if any, follows
+                tops = after.pile_top
+                kills = bool(dc.killable(after, action - dc.A_PLAY))
+            elif kind == "kill":
+                killed = action - dc.A_KILL
+                kills, rank = 1, RANK[s.slot_card[killed]]
+            expected = slot_fields_by_hand(s, tops, killed)
+            assert rows[action, :len(expected)] == pytest.approx(expected, abs=1e-6), (kind, action)
+            assert (f["is_reveal"], f["is_play"], f["is_kill"]) == tuple(kind == k for k in seen)
+            assert [f["kills_jack"], f["kills_queen"], f["kills_king"]] == [rank == r for r in
+                                                                           (dc.JACK, dc.QUEEN, dc.KING)]
+            assert f["kills"] == kills and f["dead_draw"] == pytest.approx(dead_share(tops))
+            assert [f[f"reveals_{n}"] for n in dc.SLOT_NAMES] == [kind == "reveal" and action == i
+                                                                  for i in range(dc.NUM_SLOTS)]
+            seen[kind] += 1
+    assert min(seen.values()) > 100, seen
+
+
+def test_dead_center_action_features_agree_with_the_features():
+    dc = dead_center
+    states = list(random_states(dc, 30, seed=2))
+    obs = np.array([dc.observe(s) for s in states])
+    f = dict(zip([name for name, _ in dc.FEATURE_FIELDS], np.moveaxis(dc.features(obs), -1, 0)))
+    rows = dc.action_features(obs).reshape(len(obs), dc.NUM_ACTIONS, dc.ACTION_FIELD_COUNT)
+    field = dc.ACTION_FIELDS.index
+    # Revealing leaves the table as it is: its slots read as the features read them now.
+    for slot, name in enumerate(dc.SLOT_NAMES):
+        at = slot * 9
+        up = rows[:, dc.A_REVEAL, at] > 0
+        assert np.array_equal(np.where(up, rows[:, dc.A_REVEAL, at + 2], 0), f[f"killable_{name}"])
+        assert np.allclose(np.where(up, 0, rows[:, dc.A_REVEAL, at + 2]), f[f"reveal_killable_{name}"], atol=1e-6)
+    fits = np.stack([f[f"fits_pile_{p}"] for p in range(9)], axis=1) > 0
+    plays = rows[:, dc.A_PLAY:dc.A_KILL]
+    kill_after = np.stack([f[f"kill_after_play_{p}"] for p in range(9)], axis=1)
+    dead_after = np.stack([f[f"dead_draw_after_play_{p}"] for p in range(9)], axis=1)
+    assert fits.sum() > 500
+    assert np.array_equal(plays[..., field("kills")][fits], kill_after[fits])
+    assert np.allclose(plays[..., field("dead_draw")][fits], dead_after[fits], atol=1e-6)
+    assert np.allclose(rows[:, dc.A_REVEAL, field("dead_draw")], f["dead_draw"], atol=1e-6)
+
+
+def test_the_actions_observation_ends_with_a_row_per_action_in_single_and_vector_envs():
+    env_id = GAMES["dead_center"][0]
+    env = gym.make(env_id, observation="actions")
+    envs = gym.make_vec(env_id, num_envs=3, vectorization_mode="vector_entry_point", observation="actions")
+    sizes = [dead_center.OBSERVATION_SIZE, dead_center.FEATURE_SIZE, dead_center.ACTION_FEATURE_SIZE]
+    assert env.observation_space.shape == (sum(sizes),) == envs.single_observation_space.shape
+    assert dead_center.ACTION_FEATURE_SIZE == dead_center.NUM_ACTIONS * len(dead_center.ACTION_FIELDS)
+    featured = gym.make(env_id, observation="features")
+    observations, infos = envs.reset(seed=8)
+    for i in range(3):
+        obs, _ = env.reset(seed=8 + i)
+        assert np.array_equal(obs[:sizes[0] + sizes[1]], featured.reset(seed=8 + i)[0])
+        assert np.array_equal(obs[-sizes[2]:], dead_center.action_features(obs[:sizes[0]]))
+        assert np.array_equal(observations[i], obs) and env.observation_space.contains(obs)
+    rng = np.random.default_rng(0)
+    for _ in range(60):
+        actions = [int(rng.choice(np.flatnonzero(m))) for m in infos["action_mask"]]
+        observations, _, _, _, infos = envs.step(np.array(actions))
+        assert all(env.observation_space.contains(o) for o in observations)
+
+
+@pytest.mark.parametrize("game, mode", [(game, mode) for game in FEATURED
+                                        for mode in observation_modes(gym.make(GAMES[game][0]).unwrapped.rules)
+                                        if mode != "plain"])
+def test_every_observation_mode_passes_gymnasiums_checker(game, mode):
+    import warnings
+
+    from gymnasium.utils.env_checker import check_env
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        check_env(gym.make(GAMES[game][0], observation=mode).unwrapped)
+    assert [str(w.message) for w in caught] == []

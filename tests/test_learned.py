@@ -86,6 +86,42 @@ def test_a_policy_that_learnt_from_features_plays_the_plain_env(game, tmp_path):
     assert np.array_equal(agent.act_batch(plain_obs, masks), agent.act_batch(featured_obs, masks))
 
 
+def scoring_policy(env, seed=0):
+    """A random policy that scores each action of Dead Center's observation="actions" with one scorer."""
+    torch.manual_seed(seed)
+    fields = env.unwrapped.rules.ACTION_FIELD_COUNT
+    policy = MaskedPolicy(env.observation_space.shape[0], env.action_space.n, (64, 32), env.observation_space.high,
+                          action_fields=fields, scorer_hidden=(32,))
+    for layer in list(policy.actor) + list(policy.scorer):
+        if hasattr(layer, "weight"):
+            torch.nn.init.normal_(layer.weight, std=0.5)
+    return policy
+
+
+def test_a_policy_that_scores_each_action_exports_and_plays_the_plain_env(tmp_path):
+    env_id = GAMES["dead_center"][0]
+    env = gym.make(env_id, observation="actions")
+    policy = scoring_policy(env)
+    path = export_policy(policy, tmp_path / "policy.npz", {"game": env_id, "env_kwargs": {"observation": "actions"}})
+    agent = PolicyAgent(path)
+    assert agent.network.action_fields == env.unwrapped.rules.ACTION_FIELD_COUNT
+    assert agent.network.num_actions == env.action_space.n
+    observations, masks = states_and_masks(env_id, seed=2, observation="actions")
+    with torch.no_grad():
+        expected = policy.logits(torch.as_tensor(observations), torch.as_tensor(masks)).numpy()
+    logits = agent.network.logits(observations, masks)
+    legal = masks.astype(bool)
+    assert np.abs(logits[legal] - expected[legal]).max() < 0.05  # float16 weights
+    chosen = agent.act_batch(observations, masks)
+    assert legal[np.arange(len(masks)), chosen].all()
+    assert np.mean(chosen == expected.argmax(axis=1)) > 0.98
+    assert len(set(chosen[legal.sum(axis=1) > 3])) > 3  # the scorer tells actions apart
+    plain_obs, plain_masks = states_and_masks(env_id, seed=2)
+    assert np.array_equal(plain_masks, masks) and np.array_equal(agent.act_batch(plain_obs, masks), chosen)
+    with pytest.raises(ValueError, match="does not fit an observation"):
+        MaskedPolicy(10, 33, (8,), action_fields=1)
+
+
 def test_a_snapshot_is_frozen():
     env = gym.make("Tabletop/Splendor-v0")
     policy = random_policy(env)

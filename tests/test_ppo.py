@@ -200,3 +200,24 @@ def test_train_can_start_from_a_cloned_heuristic(tmp_path):
     assert record["start"] == "heuristic" and record["start_episodes"] == 3 and 0 < record["cloned_agreement"] <= 1
     with pytest.raises(ValueError, match="goes with the project's own PPO"):
         train("dead_center", timesteps=64, algo="sb3", start="heuristic", out=str(tmp_path / "x"))
+
+
+def test_train_scores_each_action_on_dead_centers_actions_observation(tmp_path):
+    import json
+
+    from tabletop_gym.agents.policy import export_policy
+    from tabletop_gym.benchmarks.train import SUMMARY_HIDDEN, train
+
+    train("dead_center", timesteps=256, n_envs=4, out=str(tmp_path), eval_episodes=2, workers=1, progress=False,
+          start="heuristic", start_episodes=2, env_kwargs={"observation": "actions", "illegal_action": "raise"})
+    record = json.loads((tmp_path / "result.json").read_text())
+    fields = gym.make("Tabletop/DeadCenter-v0").unwrapped.rules.ACTION_FIELD_COUNT
+    assert record["hyperparameters"]["action_fields"] == fields and record["timesteps"] == 256
+    assert record["hyperparameters"]["hidden"] == list(SUMMARY_HIDDEN)
+    policy, saved = load_policy(record["model_path"])
+    assert policy.action_fields == fields and saved["env_kwargs"]["observation"] == "actions"
+    agent = make_agent(f"ppo:{record['model_path']}", "dead_center")
+    play_steps(gym.make("Tabletop/DeadCenter-v0", illegal_action="raise", observation="actions"), agent, 60, seed=4)
+    exported = export_policy(policy, tmp_path / "policy.npz", saved)  # the numpy export plays the plain env too
+    play_steps(gym.make("Tabletop/DeadCenter-v0", illegal_action="raise"), make_agent(f"ppo:{exported}", "dead_center"),
+               60, seed=4)

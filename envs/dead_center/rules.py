@@ -681,7 +681,7 @@ def _slot_fields(tops, up, zombies, down, in_draw, jokers, hidden) -> np.ndarray
     it may hold (the share its supports kill, their mean match, the share of each rank)."""
     a, b = tops[..., _SUPPORT_COLUMNS[0]], tops[..., _SUPPORT_COLUMNS[1]]
     standing = up | down
-    share = hidden / np.maximum(hidden.sum(axis=-1, keepdims=True), 1)
+    share = (hidden / np.maximum(hidden.sum(axis=-1, keepdims=True), 1)).astype(np.float32)
     z = _ZOMBIE_IDS[:, None]
     hidden_kill = np.einsum("...z,...zs->...s", share, _CAN_KILL[z, a[..., None, :], b[..., None, :]])
     hidden_match = np.einsum("...z,...zs->...s", share, (_MATCHES[z, a[..., None, :]].astype(np.float32)
@@ -718,14 +718,13 @@ def action_features(obs: np.ndarray) -> np.ndarray:
     killed_rank = np.zeros(lead + (NUM_ACTIONS, 3), dtype=np.float32)
     killed_rank[..., A_KILL:, :] = table[..., :, 6:] * up[..., None]
     play_kills = (plays[..., 2] * up[..., None, :] * _ATTACKED_BY).max(axis=-1)         # (..., 9)
-    kill_now = np.concatenate([np.zeros(lead + (NUM_SLOTS,)), play_kills, up.astype(np.float64)], axis=-1)
-    dead = np.concatenate([np.repeat(_dead_share(tops, in_draw, jokers)[..., None], NUM_SLOTS, axis=-1),
-                           _dead_share(tops_after, in_draw, jokers),
-                           np.repeat(_dead_share(tops, in_draw, jokers)[..., None], NUM_SLOTS, axis=-1)], axis=-1)
+    kill_now = np.concatenate([np.zeros(lead + (NUM_SLOTS,), np.float32), play_kills, up.astype(np.float32)], axis=-1)
+    dead_now = np.repeat(_dead_share(tops, in_draw, jokers)[..., None], NUM_SLOTS, axis=-1)
+    dead = np.concatenate([dead_now, _dead_share(tops_after, in_draw, jokers), dead_now], axis=-1).astype(np.float32)
     extras = [np.broadcast_to(_ACTION_KINDS, lead + _ACTION_KINDS.shape), killed_rank, kill_now[..., None],
               dead[..., None], np.broadcast_to(_REVEALS, lead + _REVEALS.shape)]
     fields = np.concatenate([after.reshape(lead + (NUM_ACTIONS, -1))] + extras, axis=-1)
-    return fields.reshape(lead + (ACTION_FEATURE_SIZE,)).astype(np.float32)
+    return fields.reshape(lead + (ACTION_FEATURE_SIZE,))
 
 
 def slot_view(s: State, slot: int) -> str | None:
