@@ -1,7 +1,8 @@
 """Evaluation on Ray (the ``ray`` extra): ``evaluate(..., backend="ray")`` and ``--backend ray`` give exactly the
 local backend's results for the same seeds, an exception raised in a task reaches the caller, and the options are
 checked before any work. One Ray session for the module, on two CPUs (what CI's machine has). Skipped where Ray is
-not installed; ``.ci/run`` runs these in a venv with ``.[ray,test]`` (``pytest -m ray``)."""
+not installed; ``.ci/run`` runs these in a venv with ``.[ray,test]`` (``pytest -n 0 -m ray``: in one process, which
+holds that session)."""
 
 import json
 import sys

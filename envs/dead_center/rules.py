@@ -676,12 +676,16 @@ _REVEALS = np.zeros((NUM_ACTIONS, NUM_SLOTS), dtype=np.float32)
 _REVEALS[np.arange(A_REVEAL, A_PLAY), np.arange(NUM_SLOTS)] = 1
 
 
-def _slot_fields(tops, up, zombies, down, in_draw, jokers, hidden) -> np.ndarray:
-    """The ``_SLOT_AFTER_PARTS`` of each slot (..., 12, 9) of a table: a face-down slot by the hidden zombies
-    it may hold (the share its supports kill, their mean match, the share of each rank)."""
-    a, b = tops[..., _SUPPORT_COLUMNS[0]], tops[..., _SUPPORT_COLUMNS[1]]
-    standing = up | down
-    share = (hidden / np.maximum(hidden.sum(axis=-1, keepdims=True), 1)).astype(np.float32)
+# A play changes one pile's top card: only the slots it supports or attacks read differently after it.
+_PLAY_PILE, _PLAY_SLOT = np.nonzero((SUPPORT_PILES[None, :, :] == np.arange(NUM_PILES)[:, None, None]).any(axis=-1)
+                                    | _ATTACKED_BY)
+_ATTACK_COLUMN = ATTACK_PILE.astype(np.intp)
+
+
+def _support_fields(a, b, attack, up, zombies, down, in_draw, jokers, share) -> np.ndarray:
+    """killable, short_of_ten, supports_matching and attack_fits (..., k, 4) of k slots (face up, their zombies,
+    face down: (..., k)) whose supports' top cards are ``a`` and ``b`` and whose attack pile's is ``attack``
+    (..., k); a face-down slot by the hidden zombies it may hold, in shares ``share`` (..., 12)."""
     z = _ZOMBIE_IDS[:, None]
     hidden_kill = np.einsum("...z,...zs->...s", share, _CAN_KILL[z, a[..., None, :], b[..., None, :]])
     hidden_match = np.einsum("...z,...zs->...s", share, (_MATCHES[z, a[..., None, :]].astype(np.float32)
@@ -689,15 +693,36 @@ def _slot_fields(tops, up, zombies, down, in_draw, jokers, hidden) -> np.ndarray
     killable = np.where(up, _CAN_KILL[zombies, a, b], hidden_kill * down)
     matching = np.where(up, (_MATCHES[zombies, a].astype(np.float32) + _MATCHES[zombies, b]) / 2,
                         hidden_match * down)
+    standing = up | down
     short = np.clip(10 - _VALUE_OF[a].astype(np.int16) - _VALUE_OF[b], 0, 10) / 10 * standing
     size = np.maximum(in_draw.sum(axis=-1) + jokers, 1)
-    takes = (_ACCEPTS[_DRAW_NUMBERS[:, None], tops[..., None, :]] & in_draw[..., None]).sum(axis=-2)
-    attack_fits = ((takes + jokers[..., None]) / size[..., None])[..., ATTACK_PILE.astype(np.intp)] * standing
+    takes = (_ACCEPTS[_DRAW_NUMBERS[:, None], attack[..., None, :]] & in_draw[..., None]).sum(axis=-2)
+    attack_fits = (takes + jokers[..., None]) / size[..., None] * standing
+    return np.stack([killable, short, matching, attack_fits], axis=-1).astype(np.float32)
+
+
+def _slot_fields(tops, up, zombies, down, in_draw, jokers, share) -> np.ndarray:
+    """The ``_SLOT_AFTER_PARTS`` of each slot (..., 12, 9) of a table with top cards ``tops`` (..., 9)."""
+    supports = _support_fields(tops[..., _SUPPORT_COLUMNS[0]], tops[..., _SUPPORT_COLUMNS[1]],
+                               tops[..., _ATTACK_COLUMN], up, zombies, down, in_draw, jokers, share)
     own_rank = np.eye(4, dtype=np.float32)[np.where(up, RANK[np.minimum(zombies, 51)] - JACK, 3)][..., :3]
     ranks = own_rank + (share @ _ZOMBIE_RANKS)[..., None, :] * down[..., None]
-    parts = [up, down, killable, short, matching, attack_fits]
-    return np.concatenate([np.stack([np.broadcast_to(p, short.shape) for p in parts], axis=-1).astype(np.float32),
-                           np.broadcast_to(ranks, short.shape + (3,))], axis=-1)
+    return np.concatenate([up[..., None], down[..., None], supports, ranks], axis=-1, dtype=np.float32)
+
+
+def _play_fields(table, tops, drawn, up, zombies, down, in_draw, jokers, share) -> np.ndarray:
+    """The slot fields (..., 9, 12, 9) after the drawn card goes on each pile: the table's, but for the slots
+    that pile supports or attacks."""
+    plays = np.repeat(table[..., None, :, :], NUM_PILES, axis=-3)
+    placed = drawn[..., None]
+
+    def top_after(columns):  # the top card of each of those slots' columns once the card is on its pile
+        return np.where(columns[_PLAY_SLOT] == _PLAY_PILE, placed, tops[..., columns[_PLAY_SLOT]])
+
+    plays[..., _PLAY_PILE, _PLAY_SLOT, 2:6] = _support_fields(
+        top_after(_SUPPORT_COLUMNS[0]), top_after(_SUPPORT_COLUMNS[1]), top_after(_ATTACK_COLUMN),
+        up[..., _PLAY_SLOT], zombies[..., _PLAY_SLOT], down[..., _PLAY_SLOT], in_draw, jokers, share)
+    return plays
 
 
 def action_features(obs: np.ndarray) -> np.ndarray:
@@ -706,10 +731,9 @@ def action_features(obs: np.ndarray) -> np.ndarray:
     obs = np.asarray(obs, dtype=np.float32)
     lead = obs.shape[:-1]
     tops, up, zombies, drawn, down, in_draw, jokers, hidden = _read_table(obs)
-    table = _slot_fields(tops, up, zombies, down, in_draw, jokers, hidden)              # (..., 12, 9)
-    tops_after = np.where(np.eye(NUM_PILES, dtype=bool), drawn[..., None, None], tops[..., None, :])
-    plays = _slot_fields(tops_after, up[..., None, :], zombies[..., None, :], down[..., None, :],
-                         in_draw[..., None, :], jokers[..., None], hidden[..., None, :])  # (..., 9, 12, 9)
+    share = (hidden / np.maximum(hidden.sum(axis=-1, keepdims=True), 1)).astype(np.float32)
+    table = _slot_fields(tops, up, zombies, down, in_draw, jokers, share)                # (..., 12, 9)
+    plays = _play_fields(table, tops, drawn, up, zombies, down, in_draw, jokers, share)  # (..., 9, 12, 9)
     kills = np.repeat(table[..., None, :, :], NUM_SLOTS, axis=-3)
     slots = np.arange(NUM_SLOTS)
     kills[..., slots, slots, :] = 0                                                       # a killed slot is empty
@@ -719,6 +743,7 @@ def action_features(obs: np.ndarray) -> np.ndarray:
     killed_rank[..., A_KILL:, :] = table[..., :, 6:] * up[..., None]
     play_kills = (plays[..., 2] * up[..., None, :] * _ATTACKED_BY).max(axis=-1)         # (..., 9)
     kill_now = np.concatenate([np.zeros(lead + (NUM_SLOTS,), np.float32), play_kills, up.astype(np.float32)], axis=-1)
+    tops_after = np.where(np.eye(NUM_PILES, dtype=bool), drawn[..., None, None], tops[..., None, :])
     dead_now = np.repeat(_dead_share(tops, in_draw, jokers)[..., None], NUM_SLOTS, axis=-1)
     dead = np.concatenate([dead_now, _dead_share(tops_after, in_draw, jokers), dead_now], axis=-1).astype(np.float32)
     extras = [np.broadcast_to(_ACTION_KINDS, lead + _ACTION_KINDS.shape), killed_rank, kill_now[..., None],
