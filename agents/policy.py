@@ -58,9 +58,11 @@ class PolicyNetwork:
         table_size = self.layers[0][0].shape[1]
         summary = np.tanh(_forward(self.layers, x[:, :table_size]))
         fields = x[:, table_size:].reshape(len(x), self.num_actions, self.action_fields)
-        both = np.concatenate([np.broadcast_to(summary[:, None, :], (len(x), self.num_actions, summary.shape[1])),
-                               fields], axis=-1)
-        return np.where(masks, _forward(self.scorer, both)[..., 0], -1e9)
+        rows, actions = np.nonzero(masks)  # the legal actions alone are scored
+        logits = np.full(masks.shape, -1e9, dtype=np.float32)
+        logits[rows, actions] = _forward(self.scorer, np.concatenate([summary[rows], fields[rows, actions]],
+                                                                     axis=-1))[:, 0]
+        return logits
 
 
 def _layers(arrays: dict, prefix: str) -> list:

@@ -74,8 +74,9 @@ class MaskedPolicy(nn.Module):
             return self.actor(x).masked_fill(~mask, -1e9)
         summary = self.actor(x[:, :self.table_size])
         fields = x[:, self.table_size:].reshape(len(x), mask.shape[1], self.action_fields)
-        both = torch.cat([summary[:, None, :].expand(-1, fields.shape[1], -1), fields], dim=-1)
-        return self.scorer(both).squeeze(-1).masked_fill(~mask, -1e9)
+        rows, actions = mask.nonzero(as_tuple=True)  # the legal actions alone are scored: a few of the 33
+        scores = self.scorer(torch.cat([summary[rows], fields[rows, actions]], dim=-1)).squeeze(-1)
+        return torch.full(mask.shape, -1e9, dtype=scores.dtype).index_put((rows, actions), scores)
 
     def act(self, obs, mask, action=None):
         """(action, its log-probability, the entropy, the value); samples an action unless one is given."""
