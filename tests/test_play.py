@@ -135,7 +135,7 @@ def test_question_mark_and_help_show_the_rules_and_the_move_names(game):
     # Every kind of move the game has is explained (a kind: the name up to its last _).
     legend = out[out.index("the moves:"):out.index("Type a move's number")]
     kinds = {name.split("_")[0] for name in env.action_names}
-    assert all(f"  {kind}" in legend for kind in kinds), sorted(k for k in kinds if f"  {kind}" not in legend)
+    assert all(f"  {kind}" in legend for kind in kinds), sorted(k for k in kinds if f"  {k}" not in legend)
 
 
 def test_splendor_spells_out_its_colours():

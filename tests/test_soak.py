@@ -8,7 +8,6 @@ the heuristics reach them in a few hundred steps, and each test checks that they
 from collections import Counter
 
 import gymnasium as gym
-import numpy as np
 import pytest
 import test_dead_center_play
 import test_dungeon_solitaire_play

@@ -384,6 +384,7 @@ def test_the_stable_baselines3_adapter_plays_the_same_games_in_every_autoreset_m
     for adapter in adapters:
         adapter.seed(6)
     observations = [adapter.reset() for adapter in adapters]
+    assert all(np.array_equal(obs, observations[0]) for obs in observations[1:])
     rng = np.random.default_rng(0)
     ends = 0
     for _ in range(60):
