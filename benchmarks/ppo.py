@@ -199,7 +199,9 @@ def learn(envs: gym.vector.VectorEnv, timesteps: int, settings: Settings = Setti
             order = torch.as_tensor(rng.permutation(size))
             for start in range(0, size, settings.minibatch_size):
                 batch = order[start:start + settings.minibatch_size]
-                _, new_logprob, entropy, new_value = policy.act(b_obs[batch], b_masks[batch], b_actions[batch])
+                distribution = torch.distributions.Categorical(logits=policy.logits(b_obs[batch], b_masks[batch]))
+                new_logprob, entropy = distribution.log_prob(b_actions[batch]), distribution.entropy()
+                new_value = policy.value(b_obs[batch])
                 ratio = (new_logprob - b_logprobs[batch]).exp()
                 advantage = b_advantages[batch]
                 advantage = (advantage - advantage.mean()) / (advantage.std() + 1e-8) if len(batch) > 1 else advantage
@@ -208,8 +210,7 @@ def learn(envs: gym.vector.VectorEnv, timesteps: int, settings: Settings = Setti
                 value_loss = 0.5 * ((new_value - b_returns[batch]) ** 2).mean()
                 loss = policy_loss + settings.vf_coef * value_loss - settings.ent_coef * entropy.mean()
                 if teaching > 0:
-                    _, taught_logprob, _, _ = policy.act(b_obs[batch], b_masks[batch], b_taught[batch])
-                    loss = loss - teaching * taught_logprob.mean()
+                    loss = loss - teaching * distribution.log_prob(b_taught[batch]).mean()  # the same forward pass
                 optimizer.zero_grad()
                 loss.backward()
                 nn.utils.clip_grad_norm_(policy.parameters(), settings.max_grad_norm)
