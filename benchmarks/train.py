@@ -290,7 +290,10 @@ def _action_fields(env_id, env_kwargs) -> int:
     """The fields per action an observation="actions" env ends with (the policy scores each action), else 0."""
     if env_kwargs.get("observation") != "actions":
         return 0
-    return gym.make(env_id).unwrapped.rules.ACTION_FIELD_COUNT
+    env = gym.make(env_id, **env_kwargs)  # refuses, by name, a game without that observation
+    fields = env.unwrapped.rules.ACTION_FIELD_COUNT
+    env.close()
+    return fields
 
 
 def _cloned_policy(env_id, env, start, episodes, seed, settings, env_kwargs, progress):

@@ -221,3 +221,5 @@ def test_train_scores_each_action_on_dead_centers_actions_observation(tmp_path):
     exported = export_policy(policy, tmp_path / "policy.npz", saved)  # the numpy export plays the plain env too
     play_steps(gym.make("Tabletop/DeadCenter-v0", illegal_action="raise"), make_agent(f"ppo:{exported}", "dead_center"),
                60, seed=4)
+    with pytest.raises(ValueError, match="observation must be one of 'plain', 'features', got 'actions'"):
+        train("royal_assassin", timesteps=64, out=str(tmp_path / "x"), env_kwargs={"observation": "actions"})
