@@ -623,10 +623,11 @@ def features(obs: np.ndarray) -> np.ndarray:
     tops, up, zombies, drawn, down, in_draw, jokers, hidden = _read_table(obs)
 
     a, b = tops[..., _SUPPORT_COLUMNS[0]], tops[..., _SUPPORT_COLUMNS[1]]
-    killable_now = up & _CAN_KILL[zombies, a, b]
-    shortfall = np.clip(10 - _VALUE_OF[a].astype(np.int16) - _VALUE_OF[b], 0, 10) / 10
-    short = shortfall * up
-    matching = (_MATCHES[zombies, a].astype(np.float32) + _MATCHES[zombies, b]) / 2 * up
+    # Each slot's killable, short_of_ten, supports_matching and attack_fits; a face-down slot's by the zombies
+    # still hidden, which the features name reveal_*.
+    share = _hidden_share(hidden)
+    killable, shortfall, matching, attack_fits = np.moveaxis(
+        _support_fields(a, b, tops[..., _ATTACK_COLUMN], up, zombies, down, in_draw, jokers, share), -1, 0)
     # After the drawn card goes on pile p, pile p's top is the drawn card: tops_after[..., p, q].
     fits = _ACCEPTS[drawn[..., None], tops] & (drawn[..., None] != NO_CARD)
     tops_after = np.where(np.eye(NUM_PILES, dtype=bool), drawn[..., None, None], tops[..., None, :])
@@ -634,25 +635,12 @@ def features(obs: np.ndarray) -> np.ndarray:
                                          tops_after[..., _SUPPORT_COLUMNS[1]]]
     after &= fits[..., None]
     kill_after = (after & _ATTACKED_BY).any(axis=-1)
-
-    # The draw pile: the unseen number cards (the unseen face cards are the face-down zombies) and jokers.
-    size = np.maximum(in_draw.sum(axis=-1) + jokers, 1)
-    takes = (_ACCEPTS[_DRAW_NUMBERS[:, None], tops[..., None, :]] & in_draw[..., None]).sum(axis=-2)  # (..., 9)
-    attack_fits = (takes + jokers[..., None]) / size[..., None]
-    attack_fits = attack_fits[..., ATTACK_PILE.astype(np.intp)] * up
     dead_now = _dead_share(tops, in_draw, jokers)
     dead_after = np.where(fits, _dead_share(tops_after, in_draw, jokers), 0)
-
-    # Face-down slots: each of the hidden zombies (..., zombie, slot) in front of the slot's supports, averaged.
-    share = hidden / np.maximum(hidden.sum(axis=-1, keepdims=True), 1)
-    z = _ZOMBIE_IDS[:, None]
-    reveal_killable = np.einsum("...z,...zs->...s", share, _CAN_KILL[z, a[..., None, :], b[..., None, :]]) * down
-    matches = (_MATCHES[z, a[..., None, :]].astype(np.float32) + _MATCHES[z, b[..., None, :]]) / 2
-    reveal_matching = np.einsum("...z,...zs->...s", share, matches) * down
-    return np.concatenate([killable_now, short, matching, fits, kill_after, after.sum(axis=-1) / NUM_SLOTS,
-                           after.reshape(*lead, NUM_PILES * NUM_SLOTS), attack_fits, dead_now[..., None],
-                           dead_after, reveal_killable, reveal_matching, shortfall * down],
-                          axis=-1).astype(np.float32)
+    return np.concatenate([killable * up, shortfall * up, matching * up, fits, kill_after,
+                           after.sum(axis=-1) / NUM_SLOTS, after.reshape(*lead, NUM_PILES * NUM_SLOTS),
+                           attack_fits * up, dead_now[..., None], dead_after, killable * down, matching * down,
+                           shortfall * down], axis=-1).astype(np.float32)
 
 
 # ---------------------------------------------------------------- action features (observation="actions")
@@ -680,6 +668,11 @@ _REVEALS[np.arange(A_REVEAL, A_PLAY), np.arange(NUM_SLOTS)] = 1
 _PLAY_PILE, _PLAY_SLOT = np.nonzero((SUPPORT_PILES[None, :, :] == np.arange(NUM_PILES)[:, None, None]).any(axis=-1)
                                     | _ATTACKED_BY)
 _ATTACK_COLUMN = ATTACK_PILE.astype(np.intp)
+
+
+def _hidden_share(hidden: np.ndarray) -> np.ndarray:
+    """Each face-down zombie's share (..., 12) of the ones still hidden: the chance a face-down slot holds it."""
+    return (hidden / np.maximum(hidden.sum(axis=-1, keepdims=True), 1)).astype(np.float32)
 
 
 def _support_fields(a, b, attack, up, zombies, down, in_draw, jokers, share) -> np.ndarray:
@@ -731,7 +724,7 @@ def action_features(obs: np.ndarray) -> np.ndarray:
     obs = np.asarray(obs, dtype=np.float32)
     lead = obs.shape[:-1]
     tops, up, zombies, drawn, down, in_draw, jokers, hidden = _read_table(obs)
-    share = (hidden / np.maximum(hidden.sum(axis=-1, keepdims=True), 1)).astype(np.float32)
+    share = _hidden_share(hidden)
     table = _slot_fields(tops, up, zombies, down, in_draw, jokers, share)                # (..., 12, 9)
     plays = _play_fields(table, tops, drawn, up, zombies, down, in_draw, jokers, share)  # (..., 9, 12, 9)
     kills = np.repeat(table[..., None, :, :], NUM_SLOTS, axis=-3)
