@@ -340,7 +340,7 @@ def build_parser() -> argparse.ArgumentParser:
                                "random and greedy players (the final evaluation: against greedy and random)")
     training.add_argument("--observation", choices=["plain", "features", "actions"], default=None,
                           help="the env's observation: plain, or with the features its rules compute appended "
-                               "(dead_center, royal_assassin), or those and what each action leaves (dead_center: "
+                               "(dead_center, royal_assassin), or those and what each action leaves (the same two: "
                                "the policy then scores each action with one shared network); the learned policy "
                                "computes them itself when it plays a plain env")
     training.add_argument("--reward", choices=["win", "score"], default=None,

@@ -54,8 +54,8 @@ class Settings:
     vf_coef: float = 0.5
     max_grad_norm: float = 0.5
     hidden: tuple = (256, 256)
-    # Fields per action at the observation's end (Dead Center's observation="actions"): the actor then scores
-    # each action with one shared MLP (``MaskedPolicy``'s ``action_fields``); 0 for a flat observation.
+    # Fields per action at the observation's end (observation="actions", Dead Center and Royal Assassin): the actor
+    # then scores each action with one shared MLP (``MaskedPolicy``'s ``action_fields``); 0 for a flat observation.
     action_fields: int = 0
     # torch's threads: with the env stepping in the same process, more than one thread on two cores makes the
     # small matrix products several times slower (measured: 4 s against 34 s for the same 16k steps).

@@ -20,6 +20,7 @@ import gymnasium as gym
 import numpy as np
 
 from ..envs import GAMES, game_id
+from ..envs.core.env import observation_modes
 from .evaluate import BUILT_IN_OPPONENTS, MULTIPLAYER, EvalResult, evaluate
 
 
@@ -290,10 +291,12 @@ def _action_fields(env_id, env_kwargs) -> int:
     """The fields per action an observation="actions" env ends with (the policy scores each action), else 0."""
     if env_kwargs.get("observation") != "actions":
         return 0
-    env = gym.make(env_id, **env_kwargs)  # refuses, by name, a game without that observation
-    fields = env.unwrapped.rules.ACTION_FIELD_COUNT
+    env = gym.make(env_id)
+    rules = env.unwrapped.rules
     env.close()
-    return fields
+    if "actions" not in observation_modes(rules):
+        raise ValueError(f"{env_id} has no observation='actions': its observations are {observation_modes(rules)}")
+    return rules.ACTION_FIELD_COUNT
 
 
 def _cloned_policy(env_id, env, start, episodes, seed, settings, env_kwargs, progress):

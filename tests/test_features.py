@@ -241,19 +241,20 @@ def test_dead_center_action_features_agree_with_the_features():
     assert np.allclose(rows[:, dc.A_REVEAL, field("dead_draw")], f["dead_draw"], atol=1e-6)
 
 
-def test_the_actions_observation_ends_with_a_row_per_action_in_single_and_vector_envs():
-    env_id = GAMES["dead_center"][0]
+@pytest.mark.parametrize("rules", [dead_center, royal_assassin], ids=["dead_center", "royal_assassin"])
+def test_the_actions_observation_ends_with_a_row_per_action_in_single_and_vector_envs(rules):
+    env_id = GAMES[rules.__name__.split(".")[-2]][0]
     env = gym.make(env_id, observation="actions")
     envs = gym.make_vec(env_id, num_envs=3, vectorization_mode="vector_entry_point", observation="actions")
-    sizes = [dead_center.OBSERVATION_SIZE, dead_center.FEATURE_SIZE, dead_center.ACTION_FEATURE_SIZE]
+    sizes = [rules.OBSERVATION_SIZE, rules.FEATURE_SIZE, rules.ACTION_FEATURE_SIZE]
     assert env.observation_space.shape == (sum(sizes),) == envs.single_observation_space.shape
-    assert dead_center.ACTION_FEATURE_SIZE == dead_center.NUM_ACTIONS * len(dead_center.ACTION_FIELDS)
+    assert rules.ACTION_FEATURE_SIZE == rules.NUM_ACTIONS * len(rules.ACTION_FIELDS)
     featured = gym.make(env_id, observation="features")
     observations, infos = envs.reset(seed=8)
     for i in range(3):
         obs, _ = env.reset(seed=8 + i)
         assert np.array_equal(obs[:sizes[0] + sizes[1]], featured.reset(seed=8 + i)[0])
-        assert np.array_equal(obs[-sizes[2]:], dead_center.action_features(obs[:sizes[0]]))
+        assert np.array_equal(obs[-sizes[2]:], rules.action_features(obs[:sizes[0]]))
         assert np.array_equal(observations[i], obs) and env.observation_space.contains(obs)
     rng = np.random.default_rng(0)
     for _ in range(60):
@@ -274,3 +275,72 @@ def test_every_observation_mode_passes_gymnasiums_checker(game, mode):
         warnings.simplefilter("always")
         check_env(gym.make(GAMES[game][0], observation=mode).unwrapped)
     assert [str(w.message) for w in caught] == []
+
+
+def royal_assassin_fields_by_hand(before, after, action) -> dict:
+    """What ``action`` left, read off the game's own state: ``before`` the action, ``after`` it was played by the
+    rules with no card left to turn (so nothing comes after the resolution)."""
+    ra = royal_assassin
+    unseen = [int(c) for c in before.deck[before.top:] if not ra.IS_FACE[c]]  # their order aside, known
+    supply = [sum(int(ra.VALUE[c]) for c in unseen if ra.SUIT[c] == u) for u in range(4)]
+    lock = [int(x) for x in after.lock]
+    reserve = [int(c) for c in after.reserve[:after.reserve_size]][::-1]  # top first, a continuation's card too
+    run = 0
+    for c in reserve:
+        if ra.SUIT[c] != ra.SUIT[reserve[0]]:
+            break
+        run += int(ra.VALUE[c])
+    f = {}
+    for t, letter in enumerate(ra.SUITS):
+        n = int(after.num_faces[t])
+        black = (True, False, False, True)  # spades and clubs: a column is attacked by the other colour
+        attackers = [lock[t]] if lock[t] >= 0 else [u for u in range(4) if black[u] != black[t] and u not in lock]
+        points = sum(supply[u] for u in attackers)
+        short = (int(ra.VALUE[after.faces[t, n - 1]]) - int(after.attack_total[t, n - 1])
+                 + int(after.defense_total[t, n - 1])) if n else 0
+        f.update({
+            f"column_{letter}_faces": n / 3, f"column_{letter}_short": short / 13,
+            f"column_{letter}_attacked": float(n > 0 and after.attack_total[t, n - 1] > 0),
+            f"column_{letter}_buried_attack": float(any(after.attack_total[t, k] > 0 for k in range(n - 1))),
+            f"column_{letter}_locked": float(n > 0 and lock[t] >= 0),
+            f"column_{letter}_joker": float(n > 0 and after.joker == t),
+            f"column_{letter}_supply": points / 130,
+            f"column_{letter}_short_per_supply": short / (points + 1) / 13,
+            f"column_{letter}_run_on_top": run / 65 if reserve and ra.SUIT[reserve[0]] == t else 0.0})
+    killed = int(before.num_faces.sum() - after.num_faces.sum())
+    attacked = action != ra.A_PASS
+    column = action % 4 if attacked else -1
+    # A wipe takes defence from the reserve and clears the attack (a kill takes none; a defence too weak keeps it).
+    defended = before.reserve_size - (before.decision == ra.CONTINUE) > after.reserve_size
+    wiped = attacked and defended and after.attack_total[column, after.num_faces[column] - 1] == 0
+    f.update({
+        "is_attack": float(action < ra.A_ASSASSIN), "is_assassin": float(ra.A_ASSASSIN <= action < ra.A_PASS),
+        "is_pass": float(not attacked), "to_reserve": float(not attacked and before.decision == ra.DRAW),
+        "faces_killed": killed / 3, "faces_left": int(after.num_faces.sum()) / 12,
+        "won": float(after.result == ra.WON), "wiped": float(bool(wiped)),
+        "continues": float(after.decision == ra.CONTINUE), "joker_free": float(after.joker < 0)})
+    f.update({f"attacks_{letter}": float(column == t) for t, letter in enumerate(ra.SUITS)})
+    return f
+
+
+def test_royal_assassin_action_features_are_the_table_the_rules_leave():
+    ra = royal_assassin
+    seen = {"kill": 0, "joker_kill": 0, "wipe": 0, "continues": 0, "won": 0, "kill_then_defence": 0}
+    for s in random_states(ra, 300):
+        rows = ra.action_features(ra.observe(s)).reshape(ra.NUM_ACTIONS, ra.ACTION_FIELD_COUNT)
+        for action in np.flatnonzero(ra.legal_mask(s)):
+            last_card = s.copy()
+            last_card.top = ra.NUM_CARDS  # nothing to turn after the resolution: the table stays as it left it
+            after = ra.apply(last_card, int(action))
+            expected = royal_assassin_fields_by_hand(s, after, int(action))
+            got = dict(zip(ra.ACTION_FIELDS, rows[action]))
+            assert got.keys() == expected.keys()
+            for name in got:
+                assert got[name] == pytest.approx(expected[name], abs=1e-6), (name, int(action), ra.describe(s))
+            seen["kill"] += expected["faces_killed"] > 0
+            seen["joker_kill"] += expected["faces_killed"] > 1 / 3
+            seen["wipe"] += expected["wiped"] > 0
+            seen["continues"] += expected["continues"] > 0
+            seen["won"] += expected["won"] > 0
+            seen["kill_then_defence"] += expected["faces_killed"] > 0 and got["continues"] + got["wiped"] > 0
+    assert min(seen.values()) >= 20, seen

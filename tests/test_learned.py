@@ -87,7 +87,7 @@ def test_a_policy_that_learnt_from_features_plays_the_plain_env(game, tmp_path):
 
 
 def scoring_policy(env, seed=0):
-    """A random policy that scores each action of Dead Center's observation="actions" with one scorer."""
+    """A random policy that scores each action of an observation="actions" with one scorer."""
     torch.manual_seed(seed)
     fields = env.unwrapped.rules.ACTION_FIELD_COUNT
     policy = MaskedPolicy(env.observation_space.shape[0], env.action_space.n, (64, 32), env.observation_space.high,
@@ -98,8 +98,9 @@ def scoring_policy(env, seed=0):
     return policy
 
 
-def test_a_policy_that_scores_each_action_exports_and_plays_the_plain_env(tmp_path):
-    env_id = GAMES["dead_center"][0]
+@pytest.mark.parametrize("game", ["dead_center", "royal_assassin"])
+def test_a_policy_that_scores_each_action_exports_and_plays_the_plain_env(game, tmp_path):
+    env_id = GAMES[game][0]
     env = gym.make(env_id, observation="actions")
     policy = scoring_policy(env)
     path = export_policy(policy, tmp_path / "policy.npz", {"game": env_id, "env_kwargs": {"observation": "actions"}})

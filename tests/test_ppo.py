@@ -202,24 +202,25 @@ def test_train_can_start_from_a_cloned_heuristic(tmp_path):
         train("dead_center", timesteps=64, algo="sb3", start="heuristic", out=str(tmp_path / "x"))
 
 
-def test_train_scores_each_action_on_dead_centers_actions_observation(tmp_path):
+@pytest.mark.parametrize("game", ["dead_center", "royal_assassin"])
+def test_train_scores_each_action_on_the_actions_observation(game, tmp_path):
     import json
 
     from tabletop_gym.agents.policy import export_policy
     from tabletop_gym.benchmarks.train import SUMMARY_HIDDEN, train
 
-    train("dead_center", timesteps=256, n_envs=4, out=str(tmp_path), eval_episodes=2, workers=1, progress=False,
+    env_id = GAMES[game][0]
+    train(game, timesteps=256, n_envs=4, out=str(tmp_path), eval_episodes=2, workers=1, progress=False,
           start="heuristic", start_episodes=2, env_kwargs={"observation": "actions", "illegal_action": "raise"})
     record = json.loads((tmp_path / "result.json").read_text())
-    fields = gym.make("Tabletop/DeadCenter-v0").unwrapped.rules.ACTION_FIELD_COUNT
+    fields = gym.make(env_id).unwrapped.rules.ACTION_FIELD_COUNT
     assert record["hyperparameters"]["action_fields"] == fields and record["timesteps"] == 256
     assert record["hyperparameters"]["hidden"] == list(SUMMARY_HIDDEN)
     policy, saved = load_policy(record["model_path"])
     assert policy.action_fields == fields and saved["env_kwargs"]["observation"] == "actions"
-    agent = make_agent(f"ppo:{record['model_path']}", "dead_center")
-    play_steps(gym.make("Tabletop/DeadCenter-v0", illegal_action="raise", observation="actions"), agent, 60, seed=4)
+    agent = make_agent(f"ppo:{record['model_path']}", game)
+    play_steps(gym.make(env_id, illegal_action="raise", observation="actions"), agent, 60, seed=4)
     exported = export_policy(policy, tmp_path / "policy.npz", saved)  # the numpy export plays the plain env too
-    play_steps(gym.make("Tabletop/DeadCenter-v0", illegal_action="raise"), make_agent(f"ppo:{exported}", "dead_center"),
-               60, seed=4)
-    with pytest.raises(ValueError, match="observation must be one of 'plain', 'features', got 'actions'"):
-        train("royal_assassin", timesteps=64, out=str(tmp_path / "x"), env_kwargs={"observation": "actions"})
+    play_steps(gym.make(env_id, illegal_action="raise"), make_agent(f"ppo:{exported}", game), 60, seed=4)
+    with pytest.raises(ValueError, match=r"DungeonSolitaire-v0 has no observation='actions': its observations are"):
+        train("dungeon_solitaire", timesteps=64, out=str(tmp_path / "x"), env_kwargs={"observation": "actions"})

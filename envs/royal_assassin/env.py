@@ -40,6 +40,14 @@ class RoyalAssassinEnv(TabletopEnv):
     of the reserve and whether it would wipe the attack, whether the attack run waiting on the reserve would
     finish the pretender, and how many face cards would die (with the joker, or by putting it there); and
     the value of the run of the card's own suit on top of the reserve. `rules.FEATURE_FIELDS` names them.
+    `observation="actions"` appends to those 450 more in [0, 1] (`Box(0, high, (900,))`): for each of the 9
+    actions, in the same 50 fields, the table it leaves once its attack is resolved (before the next card,
+    which is unseen). For each column: its face cards, the pretender's shortfall, whether it or an older face
+    card is under attack, the lock, the joker, the unseen points of the suits still free to attack it, the
+    shortfall per point, and the run of its suit on top of the reserve; then the action's kind and column,
+    whether the card goes onto the reserve, the face cards killed and left, a win, a wipe, a continuation
+    offered, whether the joker is free. An attack that cannot be made (no pretender, a card of the column's
+    own colour, no joker to lay) is all zeros. `rules.ACTION_FIELDS` names them.
     The default, `"plain"`, is the observation above.
 
     ## Starting State
@@ -81,7 +89,8 @@ class RoyalAssassinEnv(TabletopEnv):
 
     ## Version History
 
-    * v0: first version; `observation="features"` added beside the plain observation, which is unchanged.
+    * v0: first version; `observation="features"` added beside the plain observation, then
+      `observation="actions"` beside both, which are unchanged.
     """
 
     rules = rules

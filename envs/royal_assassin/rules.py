@@ -675,6 +675,209 @@ def features(obs: np.ndarray) -> np.ndarray:
                           axis=-1).astype(np.float32)
 
 
+# ---------------------------------------------------------------- action fields (observation="actions")
+
+# What each action would leave on the table, worked out as ``take_action`` and ``_resolve`` work it out, up to the
+# next card (which is unseen): per column its face cards, the pretender's shortfall, the lock, the joker, the unseen
+# points of the suits still free to attack it, and the run of its suit on top of the reserve (the defence its next
+# attack meets, or the attack a card of its suit could continue); then the action's kind and column, the kills, a
+# win, a wipe and a continuation offered. A policy can score each action with one set of weights, as the heuristic
+# judges each table it would leave. Computed from the observation alone, for any leading batch shape.
+_COLUMN_AFTER_PARTS = ("faces", "short", "attacked", "buried_attack", "locked", "joker", "supply",
+                       "short_per_supply", "run_on_top")
+ACTION_FIELDS = ([f"column_{t}_{part}" for t in SUITS for part in _COLUMN_AFTER_PARTS]
+                 + ["is_attack", "is_assassin", "is_pass", "to_reserve", "faces_killed", "faces_left", "won",
+                    "wiped", "continues", "joker_free"]
+                 + [f"attacks_{t}" for t in SUITS])
+ACTION_FIELD_COUNT = len(ACTION_FIELDS)
+ACTION_FEATURE_SIZE = NUM_ACTIONS * ACTION_FIELD_COUNT
+_PART = {part: i for i, part in enumerate(_COLUMN_AFTER_PARTS)}
+_FIELD = {name: i for i, name in enumerate(ACTION_FIELDS)}
+_COLUMN_PARTS = len(_COLUMN_AFTER_PARTS)
+_FACES, _SHORT, _ATTACKED, _BURIED, _LOCKED, _JOKER_HERE, _SUPPLY, _SHORT_PER_SUPPLY, _RUN = (
+    _PART[k] for k in _COLUMN_AFTER_PARTS)
+_IS_ATTACK, _IS_ASSASSIN, _IS_PASS, _TO_RESERVE, _FACES_KILLED, _FACES_LEFT, _WON, _WIPED, _CONTINUES, \
+    _JOKER_FREE = (_FIELD[k] for k in ACTION_FIELDS[4 * _COLUMN_PARTS:-4])
+_ATTACKS = _FIELD["attacks_S"]
+# The unseen number cards' flags in the observation (their "deck" place), with their suits and values.
+_NUMBER_DECK_FIELD = np.array([OBSERVATION_FIELDS.index((f"card_{card_code(c)}_deck", 1)) for c in NUMBER_CARDS])
+_NUMBER_SUIT = _SUIT[NUMBER_CARDS]
+_NUMBER_VALUE = _VALUE[NUMBER_CARDS]
+
+
+@compiled
+def _read_table(obs, faces, attack, defense, num_faces, lock, suits, values):
+    """The observed table into scratch arrays: the columns by level, and the reserve top first from ``suits[1]``
+    (``[0]`` is kept for a drawn card passed onto it). Returns the reserve's end and the joker's column (-1 free)."""
+    joker = NO_CARD
+    for column in range(4):
+        at = _COLUMNS_START + column * _COLUMN_WIDTH
+        num_faces[column] = int(obs[at])
+        for level in range(MAX_FACES):
+            faces[column, level] = int(obs[at + 1 + level])
+            attack[column, level] = int(obs[at + 1 + MAX_FACES + level])
+            defense[column, level] = int(obs[at + 1 + 2 * MAX_FACES + level])
+        lock[column] = NO_CARD
+        for u in range(4):
+            if obs[at + 14 + u] > 0:
+                lock[column] = u
+        if obs[at + 18] > 0:
+            joker = column
+    size = 1
+    for k in range(len(NUMBER_CARDS)):
+        depth = int(obs[_DEPTH_START + k])
+        if depth > 0:
+            suits[depth], values[depth] = _NUMBER_SUIT[k], _NUMBER_VALUE[k]
+            size += 1
+    return size, joker
+
+
+@compiled
+def _update_column_lock(attack, num_faces, lock, column):
+    """As ``_update_lock``: the lock ends when no attack is left in the column (its suit never changes)."""
+    for level in range(num_faces[column]):
+        if attack[column, level]:
+            return
+    lock[column] = NO_CARD
+
+
+@compiled
+def _attack_after(column, suit, value, joker, faces, attack, defense, num_faces, lock, suits, values, top, size, out):
+    """An attack card placed on ``column`` and ``_resolve``'s steps a-c (the joker already laid if it goes too), on the
+    scratch table; the kills, a win, a wipe and a continuation offered into ``out``. Returns the reserve's new top
+    and the joker's column."""
+    level = num_faces[column] - 1
+    attack[column, level] += value
+    lock[column] = suit
+    # a. Kill check, before any defence; with the joker there the whole column dies.
+    if attack[column, level] - defense[column, level] >= faces[column, level]:
+        dead = num_faces[column] if joker == column else 1
+        for _ in range(dead):
+            level = num_faces[column] - 1
+            faces[column, level] = attack[column, level] = defense[column, level] = 0
+            num_faces[column] -= 1
+        if joker == column:
+            joker = NO_CARD
+        _update_column_lock(attack, num_faces, lock, column)
+        out[_FACES_KILLED] = dead / MAX_FACES
+        out[_WON] = num_faces.sum() == 0
+        level = num_faces[column] - 1
+        if num_faces.sum() == 0 or level < 0 or attack[column, level] == 0:
+            return top, joker  # the attack is over
+    # b. Defence from the reserve's top, c. the wipe, d. a continuation of the attacking suit.
+    while top < size and suits[top] == column and defense[column, level] < attack[column, level]:
+        defense[column, level] += values[top]
+        top += 1
+    if defense[column, level] >= attack[column, level]:
+        attack[column, level] = defense[column, level] = 0
+        _update_column_lock(attack, num_faces, lock, column)
+        out[_WIPED] = 1
+    else:
+        out[_CONTINUES] = top < size and suits[top] == suit
+    return top, joker
+
+
+@compiled
+def _may_attack(lock, column, u):
+    """Whether a card of suit ``u`` could attack ``column`` under the locks ``lock`` (as ``fill_legal_mask``)."""
+    if RED_SUIT[u] == RED_SUIT[column]:
+        return False
+    if lock[column] >= 0:
+        return lock[column] == u
+    return lock[0] != u and lock[1] != u and lock[2] != u and lock[3] != u
+
+
+@compiled
+def _describe_table(obs, faces, attack, defense, num_faces, lock, joker, suits, values, top, size, out):
+    """The table left, column by column, into ``out``; the points still to come for each column are those of the
+    unseen number cards (in ``obs``) that could attack it."""
+    run = 0  # the unbroken run of the reserve top's suit
+    for k in range(top, size):
+        if suits[k] != suits[top]:
+            break
+        run += values[k]
+    for column in range(4):
+        at = column * _COLUMN_PARTS
+        n = num_faces[column]
+        short = faces[column, n - 1] - attack[column, n - 1] + defense[column, n - 1] if n else 0
+        points = 0.0
+        for k in range(len(NUMBER_CARDS)):
+            if obs[_NUMBER_DECK_FIELD[k]] > 0 and _may_attack(lock, column, _NUMBER_SUIT[k]):
+                points += _NUMBER_VALUE[k]
+        out[at + _SUPPLY] = points / (2 * SUIT_TOTAL)
+        if top < size and suits[top] == column:
+            out[at + _RUN] = run / SUIT_TOTAL
+        if n == 0:
+            continue
+        out[at + _FACES] = n / MAX_FACES
+        out[at + _SHORT] = short / KING
+        out[at + _ATTACKED] = attack[column, n - 1] > 0
+        for level in range(n - 1):
+            if attack[column, level] > 0:
+                out[at + _BURIED] = 1
+        out[at + _LOCKED] = lock[column] >= 0
+        out[at + _JOKER_HERE] = joker == column
+        out[at + _SHORT_PER_SUPPLY] = short / (points + 1) / KING
+    out[_FACES_LEFT] = num_faces.sum() / (4 * MAX_FACES)
+    out[_JOKER_FREE] = joker < 0
+
+
+@compiled
+def _fill_action(obs, action, out):
+    """``out`` (ACTION_FIELD_COUNT) set to what ``action`` leaves, as ``take_action`` plays it, before the next card."""
+    out[:] = 0
+    faces = np.zeros((4, MAX_FACES), dtype=np.int64)
+    attack, defense = np.zeros_like(faces), np.zeros_like(faces)
+    num_faces, lock = np.zeros(4, dtype=np.int64), np.zeros(4, dtype=np.int64)
+    suits, values = np.zeros(MAX_RESERVE + 1, dtype=np.int64), np.zeros(MAX_RESERVE + 1, dtype=np.int64)
+    size, joker = _read_table(obs, faces, attack, defense, num_faces, lock, suits, values)
+    continuing = obs[_GLOBAL_START + 2] > 0
+    top = 2 if continuing else 1  # in a continuation the card in play is the reserve's top
+    value = int(obs[_GLOBAL_START + 3])
+    suit = 0
+    for u in range(4):
+        if obs[_GLOBAL_START + 4 + u] > 0:
+            suit = u
+    if action == A_PASS:
+        out[_IS_PASS] = 1
+        if continuing:  # a stopped continuation leaves its card on the reserve
+            top = 1
+        else:  # the drawn card goes onto the reserve
+            top = 0
+            suits[0], values[0] = suit, value
+            out[_TO_RESERVE] = 1
+    else:
+        column = action % 4
+        assassin = action >= A_ASSASSIN
+        if num_faces[column] == 0 or RED_SUIT[suit] == RED_SUIT[column] or (
+                assassin and (joker >= 0 or num_faces[column] < 2)):
+            return  # no pretender to attack, a card of its own colour, or no joker to lay: all zeros
+        out[_IS_ASSASSIN if assassin else _IS_ATTACK] = 1
+        out[_ATTACKS + column] = 1
+        top, joker = _attack_after(column, suit, value, column if assassin else joker, faces, attack, defense,
+                                   num_faces, lock, suits, values, top, size, out)
+    _describe_table(obs, faces, attack, defense, num_faces, lock, joker, suits, values, top, size, out)
+
+
+@compiled
+def _fill_action_rows(obs, out):
+    for i in range(obs.shape[0]):
+        for action in range(NUM_ACTIONS):
+            _fill_action(obs[i], action, out[i, action])
+
+
+def action_features(obs: np.ndarray) -> np.ndarray:
+    """The ``ACTION_FIELDS`` of every action for observations ``obs`` (..., OBSERVATION_SIZE): float32
+    (..., NUM_ACTIONS * ACTION_FIELD_COUNT), action by action. An attack on a column with no pretender or of the
+    card's own colour, or the joker where it cannot go, is all zeros; an attack the locks forbid is described as
+    if it were played (the mask says which actions are legal)."""
+    obs = np.asarray(obs, dtype=np.float32)
+    lead = obs.shape[:-1]
+    rows = obs.reshape(-1, OBSERVATION_SIZE)
+    out = np.zeros((len(rows), NUM_ACTIONS, ACTION_FIELD_COUNT), dtype=np.float32)
+    _fill_action_rows(rows, out)
+    return out.reshape(*lead, ACTION_FEATURE_SIZE)
+
 def _codes(cards) -> list[str]:
     return [card_code(int(c)) for c in cards]
 
