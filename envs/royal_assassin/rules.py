@@ -743,7 +743,7 @@ def _update_column_lock(attack, num_faces, lock, column):
 
 @compiled
 def _attack_after(column, suit, value, joker, faces, attack, defense, num_faces, lock, suits, values, top, size, out):
-    """An attack card placed on ``column`` and ``_resolve``'s steps a-c (the joker already laid if it goes too), on the
+    """An attack card placed on ``column`` and ``_resolve``'s steps a-d (the joker already laid if it goes too), on the
     scratch table; the kills, a win, a wipe and a continuation offered into ``out``. Returns the reserve's new top
     and the joker's column."""
     level = num_faces[column] - 1
@@ -877,6 +877,7 @@ def action_features(obs: np.ndarray) -> np.ndarray:
     out = np.zeros((len(rows), NUM_ACTIONS, ACTION_FIELD_COUNT), dtype=np.float32)
     _fill_action_rows(rows, out)
     return out.reshape(*lead, ACTION_FEATURE_SIZE)
+
 
 def _codes(cards) -> list[str]:
     return [card_code(int(c)) for c in cards]
