@@ -7,7 +7,8 @@ holds the observation's scale, the layers' weights and biases in order (``weight
 layers, none after the last), and ``record``: a JSON text of how the policy was trained (the game, its options, the
 start, the steps, the seed, the command). A policy that scores each action (``MaskedPolicy(action_fields=k)``)
 also holds ``action_fields`` and its scorer's layers (``score_weight_0``, ...); its ``weight_`` layers are then the
-summary of the table, with tanh after the last as well.
+summary of the table, with tanh after the last as well. A policy that does not read the observation's first
+entries (``MaskedPolicy(read_from=k)``) holds ``read_from``.
 """
 
 from __future__ import annotations
@@ -44,20 +45,20 @@ class PolicyNetwork:
         self.layers = _layers(arrays, "")
         self.scorer = _layers(arrays, "score_")
         self.action_fields = int(arrays["action_fields"]) if "action_fields" in arrays else 0
+        self.read_from = int(arrays["read_from"]) if "read_from" in arrays else 0
         self.record = json.loads(str(arrays["record"]))
         self.obs_size = len(self.obs_scale)
-        table_size = self.layers[0][0].shape[1]
-        self.num_actions = ((self.obs_size - table_size) // self.action_fields if self.action_fields
+        self.table_size = self.read_from + self.layers[0][0].shape[1]  # where the table ends
+        self.num_actions = ((self.obs_size - self.table_size) // self.action_fields if self.action_fields
                             else self.layers[-1][0].shape[0])
 
     def logits(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         x = np.asarray(observations, dtype=np.float32).reshape(-1, self.obs_size) * self.obs_scale
         masks = np.asarray(masks, dtype=bool).reshape(len(x), self.num_actions)
         if not self.action_fields:
-            return np.where(masks, _forward(self.layers, x), -1e9)
-        table_size = self.layers[0][0].shape[1]
-        summary = np.tanh(_forward(self.layers, x[:, :table_size]))
-        fields = x[:, table_size:].reshape(len(x), self.num_actions, self.action_fields)
+            return np.where(masks, _forward(self.layers, x[:, self.read_from:]), -1e9)
+        summary = np.tanh(_forward(self.layers, x[:, self.read_from:self.table_size]))
+        fields = x[:, self.table_size:].reshape(len(x), self.num_actions, self.action_fields)
         rows, actions = np.nonzero(masks)  # the legal actions alone are scored
         logits = np.full(masks.shape, -1e9, dtype=np.float32)
         logits[rows, actions] = _forward(self.scorer, np.concatenate([summary[rows], fields[rows, actions]],
@@ -162,6 +163,8 @@ def policy_arrays(policy, record: dict) -> dict:
     if getattr(policy, "action_fields", 0):
         arrays["action_fields"] = np.array(policy.action_fields)
         parts.append(("score_", policy.scorer))
+    if getattr(policy, "read_from", 0):
+        arrays["read_from"] = np.array(policy.read_from)
     for prefix, mlp in parts:
         for i, layer in enumerate(layer for layer in mlp if hasattr(layer, "weight")):
             arrays[f"{prefix}weight_{i}"] = layer.weight.detach().numpy().astype(np.float16)

@@ -30,17 +30,26 @@ class MaskedPolicy(nn.Module):
     Assassin's ``observation="actions"``): the actor's MLP then reads the rest of the observation into a summary (its
     last hidden layer), and one small MLP, the scorer (``scorer_hidden``), gives each action its logit from the
     summary and that action's fields, with the same weights for every action. The critic reads the rest only.
+
+    ``read_from=k``: the actor's summary and the critic do not read the observation's first ``k`` entries. For
+    ``observation="actions"`` that is the plain observation (``k = observation_size(rules, "plain")``): its
+    one-hots of where each card lies let a network learn its training deals by heart, and without them the
+    summary reads the features alone.
     """
 
     def __init__(self, obs_size: int, num_actions: int, hidden=(256, 256), obs_high=None, action_fields: int = 0,
-                 scorer_hidden=(128, 128)):
+                 scorer_hidden=(128, 128), read_from: int = 0):
         super().__init__()
         self.shape = {"obs_size": int(obs_size), "num_actions": int(num_actions), "hidden": list(hidden),
-                      "action_fields": int(action_fields), "scorer_hidden": list(scorer_hidden)}
-        self.table_size = int(obs_size) - int(num_actions) * int(action_fields)  # what the summary reads
+                      "action_fields": int(action_fields), "scorer_hidden": list(scorer_hidden),
+                      "read_from": int(read_from)}
+        self.table_size = int(obs_size) - int(num_actions) * int(action_fields)  # where the table ends
         if action_fields < 0 or self.table_size <= 0:
             raise ValueError(f"action_fields={action_fields} for {num_actions} actions does not fit an observation "
                              f"of {obs_size}")
+        if not 0 <= read_from < self.table_size:
+            raise ValueError(f"read_from={read_from} leaves nothing of the table's {self.table_size} entries to read")
+        self.read_from = int(read_from)
         scale = np.ones(obs_size, dtype=np.float32)
         if obs_high is not None:
             high = np.asarray(obs_high, dtype=np.float32).reshape(-1)
@@ -51,11 +60,13 @@ class MaskedPolicy(nn.Module):
         self.register_buffer("obs_scale", torch.as_tensor(scale))  # saved with the weights
         self.action_fields = int(action_fields)
         if action_fields:
-            self.actor = nn.Sequential(*self._mlp(self.table_size, hidden[:-1], hidden[-1], np.sqrt(2)), nn.Tanh())
+            self.actor = nn.Sequential(*self._mlp(self.table_size - read_from, hidden[:-1], hidden[-1], np.sqrt(2)),
+                                       nn.Tanh())
             self.scorer = self._mlp(hidden[-1] + action_fields, scorer_hidden, 1, 0.01)
         else:
-            self.actor = self._mlp(obs_size, hidden, num_actions, 0.01)  # small: the first policy is near uniform
-        self.critic = self._mlp(self.table_size, hidden, 1, 1.0)
+            # small: the first policy is near uniform
+            self.actor = self._mlp(obs_size - read_from, hidden, num_actions, 0.01)
+        self.critic = self._mlp(self.table_size - read_from, hidden, 1, 1.0)
 
     @staticmethod
     def _mlp(obs_size: int, hidden, last_size: int, last_gain: float) -> nn.Sequential:
@@ -66,13 +77,13 @@ class MaskedPolicy(nn.Module):
         return nn.Sequential(*layers, _layer(sizes[-1], last_size, last_gain))
 
     def value(self, obs):
-        return self.critic((obs * self.obs_scale)[:, :self.table_size]).squeeze(-1)
+        return self.critic((obs * self.obs_scale)[:, self.read_from:self.table_size]).squeeze(-1)
 
     def logits(self, obs, mask):
         x = obs * self.obs_scale
         if not self.action_fields:
-            return self.actor(x).masked_fill(~mask, -1e9)
-        summary = self.actor(x[:, :self.table_size])
+            return self.actor(x[:, self.read_from:]).masked_fill(~mask, -1e9)
+        summary = self.actor(x[:, self.read_from:self.table_size])
         fields = x[:, self.table_size:].reshape(len(x), mask.shape[1], self.action_fields)
         rows, actions = mask.nonzero(as_tuple=True)  # the legal actions alone are scored: a few of the 33
         scores = self.scorer(torch.cat([summary[rows], fields[rows, actions]], dim=-1)).squeeze(-1)

@@ -171,10 +171,17 @@ class RoyalAssassinHeuristic:
         pass
 
     def act(self, observation, action_mask) -> int:
-        o = np.asarray(observation)
-        legal = np.flatnonzero(action_mask).tolist()
+        legal = np.flatnonzero(action_mask)
         if len(legal) == 1:
-            return legal[0]
+            return int(legal[0])
+        # The first best in index order: on a tie the plain attack goes before the joker, both before pass.
+        return int(legal[np.argmax(self.action_scores(observation, action_mask)[legal])])
+
+    def action_scores(self, observation, action_mask) -> np.ndarray:
+        """Each action's judgement (higher is better; a win now is +inf), -inf for the illegal ones: the
+        numbers ``act`` takes the best of, which a learner can be taught as well as the choice."""
+        o = np.asarray(observation)
+        scores = np.full(rules.NUM_ACTIONS, -np.inf)
         table = Table.from_observation(o)
         suit = next(u for u in range(4) if o[_IN_PLAY_SUIT[u]])
         value = int(o[_IN_PLAY_VALUE])
@@ -183,18 +190,16 @@ class RoyalAssassinHeuristic:
         self.supply = (unseen @ _SUIT_POINTS).tolist()
         self.unseen = [(_SUIT[c], _VALUE[c], _IS_FACE[c]) for c in np.flatnonzero(unseen).tolist()]
         judge = self.expect if self.lookahead and self.unseen else self.judge
-        best, best_score = legal[0], -np.inf
-        for action in legal:  # in index order: on a tie the plain attack goes before the joker, both before pass
+        for action in np.flatnonzero(action_mask).tolist():
             if action == _PASS:
                 after = table.copy()
                 if not continuing:
                     after.reserve.append((suit, value))
-                score = judge(after)
+                scores[action] = judge(after)
             else:
-                score = self._attack(table, action % 4, suit, value, action >= rules.A_ASSASSIN, continuing, judge)
-            if score > best_score:
-                best, best_score = action, score
-        return best
+                scores[action] = self._attack(table, action % 4, suit, value, action >= rules.A_ASSASSIN, continuing,
+                                              judge)
+        return scores
 
     def _attack(self, table: Table, column: int, suit: int, value: int, joker: bool, from_reserve: bool,
                 judge) -> float:

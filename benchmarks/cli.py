@@ -168,7 +168,8 @@ def cmd_train(args) -> None:
                                                                ("teacher_coef", args.teacher_coef),
                                                                ("teacher_decay", args.teacher_decay))
                                  if value is not None},
-                   runners=2 if args.runners is None else args.runners, address=args.address)
+                   runners=2 if args.runners is None else args.runners, address=args.address,
+                   read_plain=not args.skip_plain)
     settings = result.hyperparameters
     envs, steps = settings.get("num_envs", settings.get("n_envs")), settings.get("num_steps", settings.get("n_steps"))
     if algo == "rllib":
@@ -343,6 +344,10 @@ def build_parser() -> argparse.ArgumentParser:
                                "(dead_center, royal_assassin), or those and what each action leaves (the same two: "
                                "the policy then scores each action with one shared network); the learned policy "
                                "computes them itself when it plays a plain env")
+    training.add_argument("--skip-plain", action="store_true",
+                          help="ppo, with --observation features or actions: the policy reads the features alone, "
+                               "not the plain observation before them (its one-hots of where each card lies let a "
+                               "network learn the training deals by heart)")
     training.add_argument("--reward", choices=["win", "score"], default=None,
                           help="what the learner is paid: for a win (default) or the game's score, a denser signal")
     training.add_argument("--opponent", default=None, help="splendor: the opponent to train against")

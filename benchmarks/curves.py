@@ -101,6 +101,8 @@ def markdown(runs: list) -> str:
             options = ", ".join(f"{k}={v}" for k, v in record["env_kwargs"].items()) or "-"
             if settings.get("self_play"):
                 options = "self-play" + (f", {options}" if options != "-" else "")
+            if settings.get("read_from"):
+                options += ", plain skipped"
             lines.append(f"| {game.split('/')[-1]} | {record['seed']} | {record['timesteps']:,} "
                          f"| {record['seconds'] / 60:.1f} | {start} | {options} | {settings.get('learning_rate', '-')} "
                          f"| {result} over {evaluation['episodes']} |")

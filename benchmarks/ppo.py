@@ -57,6 +57,9 @@ class Settings:
     # Fields per action at the observation's end (observation="actions", Dead Center and Royal Assassin): the actor
     # then scores each action with one shared MLP (``MaskedPolicy``'s ``action_fields``); 0 for a flat observation.
     action_fields: int = 0
+    # Entries at the observation's start the policy does not read (``MaskedPolicy``'s ``read_from``): the plain
+    # observation under the features, with ``train(read_plain=False)``.
+    read_from: int = 0
     # torch's threads: with the env stepping in the same process, more than one thread on two cores makes the
     # small matrix products several times slower (measured: 4 s against 34 s for the same 16k steps).
     torch_threads: int = 1
@@ -116,7 +119,7 @@ def learn(envs: gym.vector.VectorEnv, timesteps: int, settings: Settings = Setti
     num_actions = int(envs.single_action_space.n)
     if policy is None:
         policy = MaskedPolicy(obs_size, num_actions, settings.hidden, envs.single_observation_space.high,
-                              settings.action_fields)
+                              settings.action_fields, read_from=settings.read_from)
     elif (policy.shape["obs_size"], policy.shape["num_actions"]) != (obs_size, num_actions):
         raise ValueError(f"the policy takes {policy.shape['obs_size']} observations and {policy.shape['num_actions']} "
                          f"actions; the env has {obs_size} and {num_actions}")

@@ -20,7 +20,7 @@ import gymnasium as gym
 import numpy as np
 
 from ..envs import GAMES, game_id
-from ..envs.core.env import observation_modes
+from ..envs.core.env import observation_modes, observation_size
 from .evaluate import BUILT_IN_OPPONENTS, MULTIPLAYER, EvalResult, evaluate
 
 
@@ -151,7 +151,8 @@ def train(game: str, timesteps: int = 100_000, seed: int = 0, n_envs: int | None
           eval_episodes: int = 500, env_kwargs: dict | None = None, workers: int | None = None,
           progress: bool = True, vector: bool = True, algo: str = "ppo", start: str | None = None,
           start_episodes: int = 2000, self_play: bool = False, ppo_settings: dict | None = None,
-          runners: int = 2, address: str | None = None, teacher: str | None = None) -> TrainResult:
+          runners: int = 2, address: str | None = None, teacher: str | None = None,
+          read_plain: bool = True) -> TrainResult:
     """Train a masked policy on ``game`` and evaluate it on deals it never saw; everything is written under ``out``.
 
     ``algo="ppo"`` (the default) is the project's own masked PPO (``tabletop_gym.benchmarks.ppo``) on the game's
@@ -170,6 +171,8 @@ def train(game: str, timesteps: int = 100_000, seed: int = 0, n_envs: int | None
     kickstarts it (``tabletop_gym.benchmarks.ppo.learn``'s ``teacher``; its weight ``teacher_coef``, by default
     ``TEACHER_COEF``, falls to 0 over ``teacher_decay`` of the training, by default ``TEACHER_DECAY``).
     ``ppo_settings``: fields of ``tabletop_gym.benchmarks.ppo.Settings`` to change (``learning_rate``...).
+    ``read_plain=False`` (own PPO, ``env_kwargs`` with ``observation="features"`` or ``"actions"``): the policy
+    reads the features alone, not the plain observation before them (``MaskedPolicy``'s ``read_from``).
     ``self_play`` (Splendor, own PPO): train on the AEC env against a league of the learner's snapshots and the
     random and greedy players (``tabletop_gym.benchmarks.selfplay``); the final evaluation is against the greedy
     player. For Splendor ``other_evaluations`` holds the evaluations against the other built-in opponents
@@ -187,6 +190,8 @@ def train(game: str, timesteps: int = 100_000, seed: int = 0, n_envs: int | None
     if teacher is None and {"teacher_coef", "teacher_decay"} & set(ppo_settings or {}):
         raise ValueError("teacher_coef and teacher_decay go with a teacher")
     env_id = game_id(game)
+    if not read_plain:
+        ppo_settings = {**(ppo_settings or {}), "read_from": _plain_size(env_id, env_kwargs or {}, algo)}
     if self_play and (algo == "sb3" or env_id != GAMES["splendor"][0]):
         raise ValueError("self_play trains Splendor with the project's own PPO (algo='ppo') or RLlib's")
     if self_play and set(env_kwargs or {}) - {"num_players"}:
@@ -299,6 +304,17 @@ def _action_fields(env_id, env_kwargs) -> int:
     return rules.ACTION_FIELD_COUNT
 
 
+def _plain_size(env_id, env_kwargs, algo) -> int:
+    """The plain observation's size, which a policy that reads the features alone skips."""
+    if algo != "ppo" or env_kwargs.get("observation", "plain") == "plain":
+        raise ValueError("read_plain=False goes with the project's own PPO (algo='ppo') on observation='features' "
+                         "or 'actions': with the plain observation alone there would be nothing to read")
+    env = gym.make(env_id)
+    rules = env.unwrapped.rules
+    env.close()
+    return observation_size(rules, "plain")
+
+
 def _cloned_policy(env_id, env, start, episodes, seed, settings, env_kwargs, progress):
     """A policy that plays as the agent ``start`` does, learnt from its games (deals the evaluation never sees)."""
     from ..agents import make_agent
@@ -310,7 +326,7 @@ def _cloned_policy(env_id, env, start, episodes, seed, settings, env_kwargs, pro
                    progress=progress)
     space = env.observation_space
     policy = MaskedPolicy(int(np.prod(space.shape)), int(env.action_space.n), settings.hidden, space.high,
-                          settings.action_fields)
+                          settings.action_fields, read_from=settings.read_from)
     env.close()
     agreement = fit(policy, data, seed=seed, progress=progress)
     return policy, {"start": start, "start_episodes": episodes, "teacher_win_rate": data["win_rate"],

@@ -30,6 +30,17 @@ def play(agent, seed, skip_forced=True):
             return actions, info
 
 
+def decisions(agent, seeds):
+    """Every choice of ``agent`` over whole games on the rules: the state before, the action, the state after."""
+    for seed in seeds:
+        s = rules.new_game(np.random.default_rng(seed))
+        while not rules.is_over(s):
+            action = agent.act(rules.observe(s), rules.legal_mask(s))
+            after = rules.apply(s, action)
+            yield s, action, after
+            s = after
+
+
 @pytest.mark.parametrize("skip_forced", [True, False])
 def test_only_legal_actions_with_the_look_ahead(skip_forced):
     agent = RoyalAssassinHeuristic()
@@ -164,13 +175,28 @@ def test_the_joker_is_never_laid_without_a_kill():
     """Over whole games the joker is only placed by a card that kills on its column (it is free after)."""
     agent = RoyalAssassinHeuristic(lookahead=False)
     laid = 0
-    for seed in range(200):
-        s = rules.new_game(np.random.default_rng(seed))
-        while not rules.is_over(s):
-            mask = rules.legal_mask(s)
-            action = agent.act(rules.observe(s), mask)
-            s = rules.apply(s, action)
-            if rules.A_ASSASSIN <= action < rules.A_PASS:
-                laid += 1
-                assert s.joker == rules.NO_CARD
+    for _, action, s in decisions(agent, range(200)):
+        if rules.A_ASSASSIN <= action < rules.A_PASS:
+            laid += 1
+            assert s.joker == rules.NO_CARD
     assert laid > 50
+
+
+def test_the_scores_judge_the_legal_actions_and_act_takes_the_first_best():
+    # The winning continuation of the position above scores +inf; the illegal actions score -inf.
+    env, obs, info = start(["9S", "AS", "JH", "QH", "2S"])
+    agent = RoyalAssassinHeuristic()
+    obs, *_, info = env.step(env.action_names.index("attack_H"))
+    scores = agent.action_scores(obs, info["action_mask"])
+    mask = info["action_mask"].astype(bool)
+    assert np.all(scores[~mask] == -np.inf) and np.all(np.isfinite(scores[mask]) | (scores[mask] == np.inf))
+    assert scores[env.action_names.index("assassin_H")] == np.inf
+    assert agent.act(obs, info["action_mask"]) == env.action_names.index("assassin_H")
+    ties = 0
+    for before, action, _ in decisions(agent, range(40)):
+        mask = rules.legal_mask(before)
+        scores = agent.action_scores(rules.observe(before), mask)
+        best = np.flatnonzero(scores == scores[mask.astype(bool)].max())
+        ties += len(best) > 1
+        assert mask[action] and action == best[0]
+    assert ties > 0  # the first best in index order settles real ties

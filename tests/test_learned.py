@@ -86,12 +86,12 @@ def test_a_policy_that_learnt_from_features_plays_the_plain_env(game, tmp_path):
     assert np.array_equal(agent.act_batch(plain_obs, masks), agent.act_batch(featured_obs, masks))
 
 
-def scoring_policy(env, seed=0):
+def scoring_policy(env, seed=0, read_from=0):
     """A random policy that scores each action of an observation="actions" with one scorer."""
     torch.manual_seed(seed)
     fields = env.unwrapped.rules.ACTION_FIELD_COUNT
     policy = MaskedPolicy(env.observation_space.shape[0], env.action_space.n, (64, 32), env.observation_space.high,
-                          action_fields=fields, scorer_hidden=(32,))
+                          action_fields=fields, scorer_hidden=(32,), read_from=read_from)
     for layer in list(policy.actor) + list(policy.scorer):
         if hasattr(layer, "weight"):
             torch.nn.init.normal_(layer.weight, std=0.5)
@@ -121,6 +121,32 @@ def test_a_policy_that_scores_each_action_exports_and_plays_the_plain_env(game, 
     assert np.array_equal(plain_masks, masks) and np.array_equal(agent.act_batch(plain_obs, masks), chosen)
     with pytest.raises(ValueError, match="does not fit an observation"):
         MaskedPolicy(10, 33, (8,), action_fields=1)
+
+
+@pytest.mark.parametrize("game", ["dead_center", "royal_assassin"])
+def test_a_policy_that_skips_the_plain_observation_never_reads_it(game, tmp_path):
+    env_id = GAMES[game][0]
+    env = gym.make(env_id, observation="actions")
+    plain_size = gym.make(env_id).observation_space.shape[0]
+    policy = scoring_policy(env, read_from=plain_size)
+    path = export_policy(policy, tmp_path / "policy.npz", {"game": env_id, "env_kwargs": {"observation": "actions"}})
+    agent = PolicyAgent(path)
+    assert agent.network.read_from == plain_size and agent.network.num_actions == env.action_space.n
+    observations, masks = states_and_masks(env_id, seed=3, observation="actions")
+    scrambled = observations.copy()
+    scrambled[:, :plain_size] = np.random.default_rng(0).permutation(scrambled[:, :plain_size])
+    legal = masks.astype(bool)
+    with torch.no_grad():
+        expected = policy.logits(torch.as_tensor(observations), torch.as_tensor(masks)).numpy()
+        assert torch.equal(policy.logits(torch.as_tensor(scrambled), torch.as_tensor(masks)),
+                           torch.as_tensor(expected))
+        assert torch.equal(policy.value(torch.as_tensor(scrambled)), policy.value(torch.as_tensor(observations)))
+    assert np.abs(agent.network.logits(observations, masks)[legal] - expected[legal]).max() < 0.05
+    assert np.array_equal(agent.network.logits(scrambled, masks), agent.network.logits(observations, masks))
+    assert len(set(agent.act_batch(observations, masks)[legal.sum(axis=1) > 3])) > 3
+    table = env.observation_space.shape[0] - env.action_space.n * env.unwrapped.rules.ACTION_FIELD_COUNT
+    with pytest.raises(ValueError, match=f"read_from={table} leaves nothing of the table's {table} entries"):
+        scoring_policy(env, read_from=table)
 
 
 def test_a_snapshot_is_frozen():

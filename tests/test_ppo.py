@@ -224,3 +224,28 @@ def test_train_scores_each_action_on_the_actions_observation(game, tmp_path):
     play_steps(gym.make(env_id, illegal_action="raise"), make_agent(f"ppo:{exported}", game), 60, seed=4)
     with pytest.raises(ValueError, match=r"DungeonSolitaire-v0 has no observation='actions': its observations are"):
         train("dungeon_solitaire", timesteps=64, out=str(tmp_path / "x"), env_kwargs={"observation": "actions"})
+
+
+def test_train_on_the_features_alone_skips_the_plain_observation(tmp_path):
+    import json
+
+    from tabletop_gym.benchmarks.train import train
+
+    env_id = GAMES["royal_assassin"][0]
+    plain_size = gym.make(env_id).observation_space.shape[0]
+    train("royal_assassin", timesteps=256, n_envs=4, out=str(tmp_path), eval_episodes=2, workers=1, progress=False,
+          start="heuristic", start_episodes=2, read_plain=False,
+          env_kwargs={"observation": "actions", "illegal_action": "raise"})
+    record = json.loads((tmp_path / "result.json").read_text())
+    assert record["hyperparameters"]["read_from"] == plain_size
+    policy, _ = load_policy(record["model_path"])
+    assert policy.read_from == plain_size
+    play_steps(gym.make(env_id, illegal_action="raise"), make_agent(f"ppo:{tmp_path / 'policy.npz'}"), 60, seed=5)
+    from tabletop_gym.benchmarks import curves
+
+    table = curves.markdown([curves.read_run(tmp_path)])
+    assert "| observation=actions, illegal_action=raise, plain skipped |" in table
+    for options, algo in (({}, "ppo"), ({"observation": "features"}, "sb3")):
+        with pytest.raises(ValueError, match="read_plain=False goes with the project's own PPO"):
+            train("royal_assassin", timesteps=64, out=str(tmp_path / "x"), env_kwargs=options, algo=algo,
+                  read_plain=False)
