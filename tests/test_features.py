@@ -10,6 +10,7 @@ from tabletop_gym.envs.core.env import observation_modes
 from tabletop_gym.envs.core.cards import IS_RED, RANK, SUIT
 from tabletop_gym.envs.dead_center import rules as dead_center
 from tabletop_gym.envs.royal_assassin import rules as royal_assassin
+from tabletop_gym.envs.splendor import rules as splendor
 
 FEATURED = ["dead_center", "royal_assassin"]
 
@@ -263,7 +264,7 @@ def test_the_actions_observation_ends_with_a_row_per_action_in_single_and_vector
         assert all(env.observation_space.contains(o) for o in observations)
 
 
-@pytest.mark.parametrize("game, mode", [(game, mode) for game in FEATURED
+@pytest.mark.parametrize("game, mode", [(game, mode) for game in [*FEATURED, "splendor"]
                                         for mode in observation_modes(gym.make(GAMES[game][0]).unwrapped.rules)
                                         if mode != "plain"])
 def test_every_observation_mode_passes_gymnasiums_checker(game, mode):
@@ -344,3 +345,111 @@ def test_royal_assassin_action_features_are_the_table_the_rules_leave():
             seen["won"] += expected["won"] > 0
             seen["kill_then_defence"] += expected["faces_killed"] > 0 and got["continues"] + got["wiped"] > 0
     assert min(seen.values()) >= 20, seen
+
+
+def splendor_positions(games: int, seed: int = 0):
+    """Every main-phase decision of ``games`` random 2-player games, with its legal mask."""
+    rng = np.random.default_rng(seed)
+    for _ in range(games):
+        s = splendor.new_game(rng, 2)
+        while not splendor.is_over(s):
+            mask = splendor.legal_mask(s)
+            if splendor.PHASE_NAMES[s.phase] == "main":
+                yield s, mask
+            s = splendor.apply(s, int(rng.choice(np.flatnonzero(mask))), rng)
+
+
+def splendor_affordable(s, seat, tokens, bonuses, bought) -> list[int]:
+    """The points of each card in sight (face-up and the seat's reserved, the one bought aside) that these
+    tokens and bonuses pay for, gold standing in for any colour."""
+    in_sight = [int(c) for c in s.board.reshape(-1)] + [int(c) for c in s.reserved[seat]]
+    affordable = []
+    for place, card in enumerate(in_sight):
+        if card < 0 or place == bought:
+            continue
+        short = np.maximum(splendor.COST[card] - bonuses - tokens[:5], 0).sum()
+        if short <= tokens[splendor.GOLD]:
+            affordable.append(int(splendor.POINTS[card]))
+    return affordable
+
+
+def splendor_kind(name: str) -> str:
+    """An action's kind, read off its name (take_WUG, take_WW, reserve_t1_deck, buy_reserved_0, ...)."""
+    move, _, rest = name.partition("_")
+    if move == "take":
+        return "double" if len(rest) == 2 and rest[0] == rest[1] else f"take{len(rest)}"
+    if move == "reserve":
+        return "reserve_deck" if rest.endswith("deck") else "reserve"
+    if move == "buy":
+        return "buy_reserved" if rest.startswith("reserved") else "buy"
+    return move
+
+
+def test_splendor_action_fields_are_what_the_rules_make_of_each_action():
+    field = splendor.ACTION_FIELDS.index
+    kinds = [name for name in splendor.ACTION_FIELDS if name.startswith("is_")]
+    changes = slice(field("tokens_W_change"), field("tokens_Y_change") + 1)
+    checked = {"buy": 0, "noble": 0, "take": 0, "reserve": 0}
+    for s, mask in splendor_positions(25):
+        seat = s.current
+        rows = splendor.action_features(splendor.observe(s, seat)).reshape(splendor.NUM_ACTIONS, -1)
+        for action in np.flatnonzero(mask).tolist():
+            f = rows[action]
+            after = splendor.apply(s, action, np.random.default_rng(0))
+            name = splendor.ACTION_NAMES[action]
+            kind = splendor_kind(name)
+            assert f[:len(kinds)].sum() == 1 and f[field(f"is_{kind}")] == 1
+            tokens, bonuses = after.tokens[seat].astype(int), after.bonuses[seat].astype(int)
+            assert np.allclose(f[changes] * 3, tokens - s.tokens[seat])
+            assert f[field("tokens_after")] * 10 == pytest.approx(tokens.sum())
+            assert f[field("tokens_over_limit")] * 3 == pytest.approx(max(tokens.sum() - 10, 0))
+            assert f[field("bonuses_after")] * 20 == pytest.approx(bonuses.sum())
+            # A noble the bought card's bonus earns is counted at once (the rules visit it now, or ask which one
+            # first); one the seat already met, left for the end of a later turn, is not.
+            choosing = splendor.PHASE_NAMES[after.phase] == "noble" and after.current == seat
+            points = int(after.points[seat]) + 3 * choosing
+            earned = after.nobles_owned[seat] > s.nobles_owned[seat] or choosing
+            if splendor.qualifying_nobles(s, seat).any():
+                assert f[field("points_after")] * 15 in (points, points - 3)
+                continue
+            assert f[field("points_after")] * 15 == pytest.approx(points)
+            assert f[field("reaches_winning_points")] == (points >= 15)
+            assert f[field("noble_now")] == earned
+            bought = action - splendor.A_BUY if kind.startswith("buy") else -1
+            if kind == "buy_reserved":
+                bought = 12 + action - splendor.A_BUY_RESERVED
+            affordable = splendor_affordable(s, seat, tokens, bonuses, bought)
+            assert f[field("affordable_after")] * 15 == pytest.approx(len(affordable))
+            assert f[field("best_affordable_points")] * 5 == pytest.approx(max(affordable, default=0))
+            if kind.startswith("buy"):
+                card = [*s.board.reshape(-1), *s.reserved[seat]][bought]
+                assert f[field("card_points")] * 5 == splendor.POINTS[card]
+                assert f[field("card_cost")] * 14 == pytest.approx(splendor.COST[card].sum())
+                assert f[field("card_bonus_W") + splendor.COLOR[card]] == 1
+            move = name.split("_")[0]
+            checked[move] = checked.get(move, 0) + 1
+            checked["noble"] += bool(earned)
+    assert min(checked[move] for move in ("take", "reserve", "buy", "noble")) >= 100, checked
+
+
+def test_splendor_actions_observation_in_single_and_vector_envs():
+    env_id = GAMES["splendor"][0]
+    assert observation_modes(splendor) == ["plain", "actions"]
+    env = gym.make(env_id, observation="actions")
+    plain = gym.make(env_id)
+    envs = gym.make_vec(env_id, num_envs=3, vectorization_mode="vector_entry_point", observation="actions")
+    plain_size = splendor.OBSERVATION_SIZE
+    size = plain_size + splendor.ACTION_FEATURE_SIZE
+    assert env.observation_space.shape == (size,) == envs.single_observation_space.shape
+    assert splendor.ACTION_FEATURE_SIZE == splendor.NUM_ACTIONS * len(splendor.ACTION_FIELDS) == 72 * 40
+    observations, infos = envs.reset(seed=8)
+    for i in range(3):
+        obs, _ = env.reset(seed=8 + i)
+        assert np.array_equal(obs[:plain_size], plain.reset(seed=8 + i)[0])
+        assert np.array_equal(obs[plain_size:], splendor.action_features(obs[:plain_size]))
+        assert np.array_equal(observations[i], obs)
+    rng = np.random.default_rng(0)
+    for _ in range(150):
+        actions = [int(rng.choice(np.flatnonzero(m))) for m in infos["action_mask"]]
+        observations, _, _, _, infos = envs.step(np.array(actions))
+        assert all(env.observation_space.contains(o) for o in observations)

@@ -98,7 +98,7 @@ def scoring_policy(env, seed=0, read_from=0):
     return policy
 
 
-@pytest.mark.parametrize("game", ["dead_center", "royal_assassin"])
+@pytest.mark.parametrize("game", ["dead_center", "royal_assassin", "splendor"])
 def test_a_policy_that_scores_each_action_exports_and_plays_the_plain_env(game, tmp_path):
     env_id = GAMES[game][0]
     env = gym.make(env_id, observation="actions")

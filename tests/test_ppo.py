@@ -202,7 +202,7 @@ def test_train_can_start_from_a_cloned_heuristic(tmp_path):
         train("dead_center", timesteps=64, algo="sb3", start="heuristic", out=str(tmp_path / "x"))
 
 
-@pytest.mark.parametrize("game", ["dead_center", "royal_assassin"])
+@pytest.mark.parametrize("game", ["dead_center", "royal_assassin", "splendor"])
 def test_train_scores_each_action_on_the_actions_observation(game, tmp_path):
     import json
 

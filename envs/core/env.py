@@ -33,13 +33,13 @@ _MISSING = object()
 
 def observation_modes(rules: ModuleType) -> list:
     """``"plain"``; ``"features"`` where the rules compute features from the plain observation; ``"actions"``
-    where they also describe what each action would leave (the features, then ``action_features``)."""
+    where they also describe what each action would leave (the features if any, then ``action_features``)."""
     return ["plain"] + ["features"] * hasattr(rules, "features") + ["actions"] * hasattr(rules, "action_features")
 
 
 def observation_size(rules: ModuleType, mode: str) -> int:
     """The length of an observation in ``mode`` (one of ``observation_modes(rules)``)."""
-    return (rules.OBSERVATION_SIZE + rules.FEATURE_SIZE * (mode != "plain")
+    return (rules.OBSERVATION_SIZE + getattr(rules, "FEATURE_SIZE", 0) * (mode != "plain")
             + getattr(rules, "ACTION_FEATURE_SIZE", 0) * (mode == "actions"))
 
 
@@ -48,7 +48,7 @@ def with_features(rules: ModuleType, mode: str, observations: np.ndarray) -> np.
     ``"features"``, and their ``action_features`` after those for ``"actions"``."""
     if mode == "plain":
         return observations
-    parts = [observations, rules.features(observations)]
+    parts = [observations, rules.features(observations)] if hasattr(rules, "features") else [observations]
     if mode == "actions":
         parts.append(rules.action_features(observations))
     return np.concatenate(parts, axis=-1)
@@ -156,12 +156,13 @@ class TabletopEnv(gym.Env):
         self.action_space = spaces.Discrete(len(self.action_names))
         self.observation_mode = observation
         low, high = self.rules.OBSERVATION_LOW, self.rules.OBSERVATION_HIGH
-        if observation in ("features", "actions"):
+        if observation in ("features", "actions") and hasattr(self.rules, "features"):
             low = np.concatenate([low, np.zeros(self.rules.FEATURE_SIZE, dtype=np.float32)])
             high = np.concatenate([high, self.rules.FEATURE_HIGH])
-        if observation == "actions":
-            low = np.concatenate([low, np.zeros(self.rules.ACTION_FEATURE_SIZE, dtype=np.float32)])
-            high = np.concatenate([high, np.ones(self.rules.ACTION_FEATURE_SIZE, dtype=np.float32)])
+        if observation == "actions":  # each field in [0, 1] unless the rules give its bounds
+            size = self.rules.ACTION_FEATURE_SIZE
+            low = np.concatenate([low, getattr(self.rules, "ACTION_FEATURE_LOW", np.zeros(size, dtype=np.float32))])
+            high = np.concatenate([high, getattr(self.rules, "ACTION_FEATURE_HIGH", np.ones(size, dtype=np.float32))])
         self.observation_space = spaces.Box(low, high, dtype=np.float32)
         self.state = None
         self._mask = None

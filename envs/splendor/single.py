@@ -34,6 +34,13 @@ class _SeatRules:
     apply = staticmethod(rules.apply)
     is_over = staticmethod(rules.is_over)
     is_truncated = staticmethod(rules.is_truncated)
+    OBSERVATION_SIZE = rules.OBSERVATION_SIZE
+    ACTION_FIELDS = rules.ACTION_FIELDS
+    ACTION_FIELD_COUNT = rules.ACTION_FIELD_COUNT
+    ACTION_FEATURE_SIZE = rules.ACTION_FEATURE_SIZE
+    ACTION_FEATURE_LOW = rules.ACTION_FEATURE_LOW
+    ACTION_FEATURE_HIGH = rules.ACTION_FEATURE_HIGH
+    action_features = staticmethod(rules.action_features)
 
     def __init__(self, seat: int):
         self.seat = seat
@@ -102,6 +109,17 @@ class SplendorEnv(TabletopEnv):
     passes, the player count, the learner's seat and the seat to play. `rules.OBSERVATION_FIELDS`
     names every entry. No deck order and no hidden card is ever shown.
 
+    `observation="actions"` appends 40 fields for each of the 72 actions (`Box(low, high, (3373,))`,
+    `rules.ACTION_FIELDS` names them, `rules.ACTION_FEATURE_LOW`/`HIGH` bound them), read off the
+    learner's view alone: the action's kind, the tokens it gains or pays (in threes), the card it buys
+    or reserves (tier, bonus, points, cost) and whether the next seat could buy that face-up card, then
+    the learner's position after it: points, tokens, tokens over the limit, bonuses, a noble the
+    bought card's bonus earns, the bonuses the nobles still need, and the cards still in sight it could
+    then buy (how many, the most points among them, the fewest tokens short of a point card, and every
+    card's points over one plus the tokens it is short). An illegal action gets fields too; the mask
+    says which count. A saved policy trained on it plays the plain env too (`make_agent("ppo:<path>",
+    "splendor")` computes the fields itself). The AEC env shows the plain observation only.
+
     ## Starting State
 
     | players | gems per colour | gold | nobles | face-up cards |
@@ -142,12 +160,14 @@ class SplendorEnv(TabletopEnv):
     import gymnasium as gym
     import tabletop_gym.envs
     env = gym.make("Tabletop/Splendor-v0", num_players=2, seat=0, opponent="greedy", max_rounds=100,
-                   skip_forced=True, reward="win", illegal_action="terminate", render_mode="ansi")
+                   skip_forced=True, reward="win", illegal_action="terminate", observation="plain",
+                   render_mode="ansi")
     obs, info = env.reset(seed=0, options={"deck": {"tier1": [...], "nobles": [...]}})
     ```
 
     `seat`: 0 … num_players - 1, or `"random"` (drawn per episode from the env's generator).
     `reward`: `"win"`, `"win_only"` or `"score"` (see Rewards).
+    `observation`: `"plain"` or `"actions"` (see Observation Space).
     `opponent`: `"random"`, `"greedy"`, or any agent object with `act(observation, action_mask)`
     (called with its own seat's observation and int8 mask); or a list of these, one per other seat in
     seat order. The built-in opponents draw any randomness from the env's generator, and an agent
@@ -172,7 +192,7 @@ class SplendorEnv(TabletopEnv):
 
     ## Version History
 
-    * v0: first version.
+    * v0: first version; then `observation="actions"` beside the plain observation, which is unchanged.
     """
 
     reset_options = ("deck",)
@@ -183,7 +203,7 @@ class SplendorEnv(TabletopEnv):
 
     def __init__(self, render_mode=None, *, num_players: int = 2, seat=0, opponent="greedy",
                  max_rounds: int = rules.DEFAULT_MAX_ROUNDS, skip_forced: bool = True, reward: str = "win",
-                 illegal_action: str = "terminate"):
+                 illegal_action: str = "terminate", observation: str = "plain"):
         check_options(num_players, max_rounds, skip_forced, illegal_action, render_mode,
                       self.metadata["render_modes"])
         check_choice("reward", reward, REWARDS)
@@ -204,7 +224,7 @@ class SplendorEnv(TabletopEnv):
         self._opponent_moves: list = []
         # TabletopEnv knows the solitaires' two reward modes; "win_only" pays as "win" does there, but 0 for a loss.
         super().__init__(render_mode, skip_forced=skip_forced, reward="win" if reward == "win_only" else reward,
-                         illegal_action=illegal_action)
+                         illegal_action=illegal_action, observation=observation)
         self.reward_mode = reward
 
     @property
