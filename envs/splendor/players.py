@@ -20,10 +20,10 @@ import numpy as np
 
 from ..core.compiled import compiled, only_action
 from . import rules as r
-from .rules import (A_BUY, A_NOBLE, A_PASS, A_RESERVE, A_RETURN, AT_CURRENT, CARD_SIZE, F_BONUS, F_COST, F_POINTS,
-                    F_PRESENT, GOLD, MAX_PLAYERS, MAX_RESERVED, NOBLE_SIZE, NUM_ACTIONS, OBS_BANK, OBS_BOARD,
-                    OBS_CONTEXT, OBS_NOBLES, OBS_SEATS, OBSERVATION_SIZE, RESERVED_SIZE, S_BONUSES, S_TOKENS,
-                    SEAT_HEAD, TOKEN_LIMIT, fill_legal_mask, fill_observation, take_action)
+from .rules import (A_BUY, A_NOBLE, A_PASS, A_RESERVE, A_RETURN, AT_CURRENT, F_BONUS, F_COST, F_POINTS, F_PRESENT,
+                    GOLD, MAX_PLAYERS, MAX_RESERVED, NOBLE_SIZE, NUM_ACTIONS, OBS_BANK, OBS_CONTEXT, OBS_NOBLES,
+                    OBS_SEATS, OBSERVATION_SIZE, S_BONUSES, S_TOKENS, TOKEN_LIMIT, card_start, fill_legal_mask,
+                    fill_observation, take_action)
 
 _TAKES = r.TAKE_GEMS.astype(np.float64)  # (30, 5) gems per take action
 _CARDS = 3 * r.BOARD_SLOTS + MAX_RESERVED  # the 15 cards the greedy player could buy: 12 face-up, 3 reserved
@@ -48,20 +48,12 @@ def greedy_action(observation: np.ndarray, action_mask) -> int:
 # 0.01 and 0.1 weights) are rounded where numpy rounded them: float32 where the numpy version had a float32 operand.
 
 @compiled
-def _card_at(i):
-    """Where card ``i`` of the 15 (12 face-up, then the own 3 reserved) starts in the observation."""
-    if i < 3 * r.BOARD_SLOTS:
-        return OBS_BOARD + i * CARD_SIZE
-    return _OWN + SEAT_HEAD + (i - 3 * r.BOARD_SLOTS) * RESERVED_SIZE
-
-
-@compiled
 def _read_sight(obs, present, points, color, need, short, missing):
     """The 15 cards: present, points, bonus colour, gems needed after bonuses (``need``) and after tokens
     (``short``), and gems missing after gold too (``missing``)."""
     zero = np.float32(0.0)
     for i in range(_CARDS):
-        at = _card_at(i)
+        at = card_start(i)
         present[i] = obs[at + F_PRESENT] > 0
         points[i] = obs[at + F_POINTS]
         best = 0

@@ -945,8 +945,9 @@ ACTION_FEATURE_LOW, ACTION_FEATURE_HIGH = _action_field_bounds()
 
 
 @compiled
-def _card_start(i):
-    """Where card ``i`` of the observer's 15 in sight (12 face-up, then its 3 reserved) starts in the observation."""
+def card_start(i):
+    """Where card ``i`` of the observer's 15 in sight (12 face-up, then its 3 reserved) starts in the observation
+    (the greedy player reads its cards with it too)."""
     if i < 12:
         return OBS_BOARD + i * CARD_SIZE
     return OBS_SEATS + SEAT_HEAD + (i - 12) * RESERVED_SIZE
@@ -1008,7 +1009,7 @@ def _fill_action_fields(obs, action, out):
     elif action < A_RETURN:
         card = action - A_BUY if action < A_BUY_RESERVED else 12 + action - A_BUY_RESERVED
         bought = True
-        at = _card_start(card)
+        at = card_start(card)
         gold = 0.0
         for c in range(5):
             price = max(obs[at + F_COST + c] - bonuses[c], 0.0)
@@ -1046,7 +1047,7 @@ def _fill_action_fields(obs, action, out):
 @compiled
 def _fill_card(obs, card, out):
     """The fields of the card bought or reserved, and whether the next seat could have bought it."""
-    at = _card_start(card)
+    at = card_start(card)
     for t in range(3):
         out[_CARD_TIER + t] = obs[at + F_TIER + t]
     for c in range(5):
@@ -1082,7 +1083,7 @@ def _fill_cards_in_reach(obs, bought, bonuses, tokens, out):
     nearest = 10.0
     reach = 0.0
     for i in range(_SIGHT):
-        at = _card_start(i)
+        at = card_start(i)
         if i == bought or obs[at + F_PRESENT] <= 0:
             continue
         short = _tokens_missing(obs, at, bonuses, tokens)
