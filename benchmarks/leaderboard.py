@@ -28,7 +28,7 @@ from .evaluate import EvalResult, evaluate
 from .solver import SOLITAIRES, UNKNOWN, WON
 
 # The default rows. ``search-ppo`` (the search agent on the learned policy) is left to --agents: its playouts call
-# the network at every step, so on Dead Center and Splendor it takes tens of seconds a game.
+# the network at every step: seconds a game on Royal Assassin and Splendor, tens of seconds on Dead Center.
 AGENT_ORDER = ("random", "heuristic", "search", "ppo")
 LEARNED = ("ppo", "search-ppo")  # the rows that play a learned policy: the game's shipped one, or --ppo's
 SPLENDOR_OPPONENTS = ("random", "greedy")
