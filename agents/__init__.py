@@ -33,10 +33,10 @@ HEURISTICS = {
 # The search agent on each game: SearchAgent's settings, and the options of the heuristic that finishes its
 # playouts (the full heuristic's choice is the one that stands unless beaten). Budgets are chosen so that a
 # leaderboard row of 50 episodes takes minutes, not hours, on two cores (seconds per episode on this project's
-# machines: about 1 for Dungeon Solitaire, 3 for Dead Center, 4 for Royal Assassin and Splendor, 30 for One
-# Card Dungeon). Royal Assassin's and Dead Center's heuristics think one card ahead; without that they are much
-# faster and only somewhat weaker, so their playouts go without. Dead Center's quick heuristic chooses for many
-# games at once, so all of a decision's playouts run together on its vector env: 256 a decision in ~70 ms.
+# machines, one core each: about 1 for Dungeon Solitaire, 3 for Dead Center, 2 for Royal Assassin, half a second for
+# Splendor, 30 for One Card Dungeon). Royal Assassin's and Dead Center's heuristics think one card ahead; without that
+# they are much faster and only somewhat weaker, so their playouts go without. Dead Center's quick heuristic chooses
+# for many games at once, so all of a decision's playouts run together on its vector env: 256 a decision in ~70 ms.
 # One Card Dungeon's playouts stop at the end of the level (``level_end``), and only decisions with at most six
 # legal actions (the dice, the end of a plan) get the eight or more worlds an action needs to be searched; the
 # heuristic's plan plays the rest.
@@ -46,6 +46,13 @@ SEARCH = {
     "dead_center": {"simulations": 256, "rollout_options": {"lookahead": False}},
     "one_card_dungeon": {"simulations": 48, "min_worlds": 8, "horizon": "level_end"},
     "splendor": {"simulations": 16},
+}
+
+# What the search agent on a learned policy (search-ppo) changes of those settings. Splendor has some 25 legal actions a
+# decision, so 16 playouts give each only 2 sampled worlds, too few to overrule a strong policy without adding noise;
+# its policy names the few actions worth searching instead, each searched on 8 worlds.
+LEARNED_SEARCH = {
+    "splendor": {"simulations": 32, "candidates": 4},
 }
 
 
@@ -91,13 +98,15 @@ def make_agent(name: str, game: str | None = None, seed: int | None = None) -> A
 
 def search_agent(game: str, seed: int | None = None, learned=None):
     """The game's search agent (``SEARCH``); with ``learned`` (a policy agent that has ``act_batch``), that
-    policy is both its prior and the policy of its playouts, in place of the heuristic."""
+    policy is both its prior and the policy of its playouts, in place of the heuristic (``LEARNED_SEARCH``
+    changes some settings then)."""
     from .search import SearchAgent
 
     settings = dict(SEARCH[short_name(game)])
     rollout_options = settings.pop("rollout_options", {})
     settings = _named_horizon(short_name(game), settings)
     if learned is not None:
+        settings.update(LEARNED_SEARCH.get(short_name(game), {}))
         return SearchAgent(rollout=learned, prior=learned, seed=seed, **settings)
     prior = heuristic(game) if rollout_options else None  # None: the rollout policy's choice stands
     return SearchAgent(rollout=heuristic(game, **rollout_options), prior=prior, seed=seed, **settings)
@@ -120,5 +129,5 @@ def saved_policy(path: str, seed: int | None = None):
     return PPOAgent(path, seed=seed)
 
 
-__all__ = ["Agent", "RandomAgent", "PolicyAgent", "AGENTS", "HEURISTICS", "make_agent", "heuristic", "short_name",
-           "committed_model", "saved_policy", "search_agent"]
+__all__ = ["Agent", "RandomAgent", "PolicyAgent", "AGENTS", "HEURISTICS", "SEARCH", "LEARNED_SEARCH", "make_agent",
+           "heuristic", "short_name", "committed_model", "saved_policy", "search_agent"]

@@ -20,6 +20,10 @@ random numbers gives the same values too; only the time is not.
 The policy whose choice is kept (``prior``) need not be the one that finishes the playouts: a game
 whose heuristic thinks a card ahead (and is ten times slower for it) can keep that heuristic's choices
 while a faster player finishes the playouts, buying many more sampled worlds for the same time.
+
+A prior that rates every action (a learned policy's ``probabilities``) can also name the few worth searching
+(``candidates``): where a decision has dozens of legal actions, a budget spread over all of them gives each too few
+worlds to tell them apart, and the differences found are mostly noise.
 """
 
 from __future__ import annotations
@@ -76,15 +80,21 @@ class SearchAgent:
     have no horizon, so a search with one plays its worlds one at a time).
     ``min_worlds``: a decision whose budget gives each action fewer sampled worlds than this keeps the
     prior's choice (two worlds cannot tell actions apart); None searches every decision, on 2 worlds or more.
+    ``candidates``: search only the prior's this many most likely actions (its choice always among them), so that
+    each gets more of the budget's worlds; the prior must have ``probabilities(observations, masks)`` (a learned
+    policy does). None searches every legal action.
     Call ``attach(env)`` with the env the agent plays in before the episode (``evaluate`` does).
     """
 
     name = "search"
 
     def __init__(self, simulations: int = 64, rollout=None, score_weight: float = 0.001, margin: float = 1.0,
-                 seed=None, max_rollout_steps: int = 10_000, prior=None, horizon=None, min_worlds: int | None = None):
+                 seed=None, max_rollout_steps: int = 10_000, prior=None, horizon=None, min_worlds: int | None = None,
+                 candidates: int | None = None):
         if simulations < 1:
             raise ValueError(f"simulations must be at least 1, got {simulations}")
+        if candidates is not None and candidates < 2:
+            raise ValueError(f"candidates must be at least 2 (one action is no search), got {candidates}")
         self.simulations = simulations
         self.rollout = rollout if rollout is not None else RandomAgent()
         self.prior = prior if prior is not None else self.rollout
@@ -93,6 +103,9 @@ class SearchAgent:
         self.max_rollout_steps = max_rollout_steps
         self.horizon = horizon
         self.min_worlds = min_worlds
+        self.candidates = candidates
+        if candidates is not None and not callable(getattr(self.prior, "probabilities", None)):
+            raise ValueError("candidates needs a prior with probabilities(observations, masks), such as a PolicyAgent")
         self.rng = np.random.default_rng(seed)
         self.env = None
         self._vector_class = None
@@ -118,6 +131,8 @@ class SearchAgent:
         if legal.size == 1:
             return int(legal[0])
         default = int(self.prior.act(observation, action_mask))
+        if self.candidates is not None and legal.size > self.candidates:
+            legal = self._likeliest(observation, action_mask, legal, default)
         count = self.simulations // legal.size
         if self.min_worlds is not None and count < self.min_worlds:
             return default
@@ -132,6 +147,13 @@ class SearchAgent:
                 for k, action in enumerate(legal):
                     values[w, k] = self._playout(world.clone(), int(action), copy.deepcopy(policy_state), before)
         return self._choose(legal, values, default)
+
+    def _likeliest(self, observation, action_mask, legal: np.ndarray, default: int) -> np.ndarray:
+        """The prior's ``candidates`` most likely legal actions, in action order, its own choice among them."""
+        probabilities = self.prior.probabilities(np.asarray(observation)[None], np.asarray(action_mask)[None])[0]
+        ranked = legal[np.argsort(-probabilities[legal], kind="stable")]
+        chosen = [default] + [int(a) for a in ranked if a != default][: self.candidates - 1]
+        return np.sort(np.array(chosen))
 
     def _batched_values(self, legal: np.ndarray, worlds: list) -> np.ndarray:
         """Every (world, action) playout at once, on a vector env; (worlds, actions) values."""

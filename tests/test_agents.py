@@ -115,6 +115,53 @@ def test_search_keeps_its_priors_choice_unless_beaten():
             break
 
 
+class PrefersHigh:
+    """A prior that rates each legal action by its number (the highest most likely) yet chooses the lowest."""
+
+    def act(self, observation, action_mask):
+        return int(np.flatnonzero(action_mask)[0])
+
+    def probabilities(self, observations, masks):
+        weights = np.where(masks, np.arange(masks.shape[-1]) + 1.0, 0.0)
+        return weights / weights.sum(axis=-1, keepdims=True)
+
+
+class Watched(SearchAgent):
+    """A search agent that keeps the actions and values of its last searched decision."""
+
+    def _choose(self, legal, values, default):
+        self.searched = legal.copy(), values.shape
+        return super()._choose(legal, values, default)
+
+
+def test_candidates_searches_the_priors_likeliest_actions_and_its_choice_on_more_worlds():
+    env = gym.make(GAMES["splendor"][0]).unwrapped
+    obs, info = env.reset(seed=0)
+    legal = np.flatnonzero(info["action_mask"])
+    assert legal.size > 4
+    agent = Watched(simulations=12, rollout=make_agent("random", seed=0), prior=PrefersHigh(), seed=0, candidates=3,
+                    max_rollout_steps=5)
+    agent.attach(env)
+    action = agent.act(obs, info["action_mask"])
+    searched, shape = agent.searched
+    # The prior's own choice (the lowest) and its two likeliest (the highest), each on 12 // 3 worlds.
+    assert searched.tolist() == [legal[0], legal[-2], legal[-1]] and shape == (4, 3)
+    assert action in searched
+
+
+def test_splendors_search_ppo_searches_its_policys_likeliest_actions():
+    agent = make_agent("search-ppo", "splendor", seed=0)
+    assert agent.prior is agent.rollout and agent.candidates == 4 and agent.simulations == 32
+    assert make_agent("search", "splendor").candidates is None
+
+
+def test_candidates_needs_a_prior_that_rates_actions_and_two_or_more():
+    with pytest.raises(ValueError, match="probabilities"):
+        SearchAgent(prior=heuristic("splendor"), candidates=3)
+    with pytest.raises(ValueError, match="at least 2"):
+        SearchAgent(prior=PrefersHigh(), candidates=1)
+
+
 def test_royal_assassins_search_keeps_the_full_heuristics_choices_and_rolls_out_the_fast_one():
     agent = make_agent("search", "royal_assassin", seed=0)
     assert agent.prior.lookahead and not agent.rollout.lookahead and agent.simulations == 256
