@@ -151,9 +151,9 @@ class SearchAgent:
     def _likeliest(self, observation, action_mask, legal: np.ndarray, default: int) -> np.ndarray:
         """The prior's ``candidates`` most likely legal actions, in action order, its own choice among them."""
         probabilities = self.prior.probabilities(np.asarray(observation)[None], np.asarray(action_mask)[None])[0]
-        ranked = legal[np.argsort(-probabilities[legal], kind="stable")]
-        chosen = [default] + [int(a) for a in ranked if a != default][: self.candidates - 1]
-        return np.sort(np.array(chosen))
+        ranked = [int(a) for a in legal[np.argsort(-probabilities[legal], kind="stable")] if a != default]
+        chosen = [default] if default in legal else []
+        return np.sort(np.array(chosen + ranked[: self.candidates - len(chosen)]))
 
     def _batched_values(self, legal: np.ndarray, worlds: list) -> np.ndarray:
         """Every (world, action) playout at once, on a vector env; (worlds, actions) values."""

@@ -4,6 +4,7 @@ bad input refused before any work, training that finishes with two workers and t
 import importlib.util
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -173,3 +174,13 @@ def test_the_docs_name_no_path_outside_the_repository():
     pages = [root / "README.md", root / "CONTRIBUTING.md", *root.glob("docs/*.md"), *root.glob("envs/*/RULES.md")]
     for path in pages:
         assert "../" not in path.read_text(encoding="utf-8"), path  # a clone has nothing beside it
+
+
+def test_every_file_the_docs_link_or_show_is_in_the_repository():
+    root = Path(__file__).resolve().parents[1]
+    pages = [root / "README.md", root / "CONTRIBUTING.md", *root.glob("docs/*.md"), *root.glob("envs/*/RULES.md")]
+    for page in pages:
+        for target in re.findall(r"\]\(([^)\s]+)\)", page.read_text(encoding="utf-8")):
+            if "://" in target or target.startswith(("#", "mailto:")):
+                continue
+            assert (page.parent / target.split("#")[0]).exists(), (page.name, target)
