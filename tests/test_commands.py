@@ -169,17 +169,18 @@ def test_the_worker_pool_never_forks_once_torch_is_loaded():
     assert out == ["fork", "forkserver"]
 
 
-def test_the_docs_name_no_path_outside_the_repository():
+def doc_pages() -> list:
     root = Path(__file__).resolve().parents[1]
-    pages = [root / "README.md", root / "CONTRIBUTING.md", *root.glob("docs/*.md"), *root.glob("envs/*/RULES.md")]
-    for path in pages:
+    return [root / "README.md", root / "CONTRIBUTING.md", *root.glob("docs/*.md"), *root.glob("envs/*/RULES.md")]
+
+
+def test_the_docs_name_no_path_outside_the_repository():
+    for path in doc_pages():
         assert "../" not in path.read_text(encoding="utf-8"), path  # a clone has nothing beside it
 
 
 def test_every_file_the_docs_link_or_show_is_in_the_repository():
-    root = Path(__file__).resolve().parents[1]
-    pages = [root / "README.md", root / "CONTRIBUTING.md", *root.glob("docs/*.md"), *root.glob("envs/*/RULES.md")]
-    for page in pages:
+    for page in doc_pages():
         for target in re.findall(r"\]\(([^)\s]+)\)", page.read_text(encoding="utf-8")):
             if "://" in target or target.startswith(("#", "mailto:")):
                 continue
