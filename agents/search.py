@@ -91,21 +91,23 @@ class SearchAgent:
     def __init__(self, simulations: int = 64, rollout=None, score_weight: float = 0.001, margin: float = 1.0,
                  seed=None, max_rollout_steps: int = 10_000, prior=None, horizon=None, min_worlds: int | None = None,
                  candidates: int | None = None):
+        rollout = rollout if rollout is not None else RandomAgent()
+        prior = prior if prior is not None else rollout
         if simulations < 1:
             raise ValueError(f"simulations must be at least 1, got {simulations}")
         if candidates is not None and candidates < 2:
             raise ValueError(f"candidates must be at least 2 (one action is no search), got {candidates}")
+        if candidates is not None and not callable(getattr(prior, "probabilities", None)):
+            raise ValueError("candidates needs a prior with probabilities(observations, masks), such as a PolicyAgent")
         self.simulations = simulations
-        self.rollout = rollout if rollout is not None else RandomAgent()
-        self.prior = prior if prior is not None else self.rollout
+        self.rollout = rollout
+        self.prior = prior
         self.score_weight = score_weight
         self.margin = margin
         self.max_rollout_steps = max_rollout_steps
         self.horizon = horizon
         self.min_worlds = min_worlds
         self.candidates = candidates
-        if candidates is not None and not callable(getattr(self.prior, "probabilities", None)):
-            raise ValueError("candidates needs a prior with probabilities(observations, masks), such as a PolicyAgent")
         self.rng = np.random.default_rng(seed)
         self.env = None
         self._vector_class = None
