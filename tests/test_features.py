@@ -347,6 +347,12 @@ def test_royal_assassin_action_features_are_the_table_the_rules_leave():
     assert min(seen.values()) >= 20, seen
 
 
+def test_royal_assassin_action_features_of_a_finished_game_are_zeros():
+    ra = royal_assassin
+    s = ra.forfeit(next(random_states(ra, 1)))
+    assert not ra.action_features(ra.observe(s)).any()
+
+
 def splendor_positions(games: int, seed: int = 0):
     """Every main-phase decision of ``games`` random 2-player games, with its legal mask."""
     rng = np.random.default_rng(seed)

@@ -324,12 +324,13 @@ def fill_legal_mask(a, mask):
 
 @compiled
 def take_action(a, action):
-    """The player's ``action`` (which must be legal) and everything it sets off, up to the next decision."""
+    """The player's ``action`` (which must be legal) and everything it sets off, up to the next decision. Returns
+    whether the defence wiped an attack (the action's fields say so; the table shows only what is left)."""
     if action == A_PASS:
         if a[AT_DECISION] == DRAW:
             _push_reserve(a, a[AT_IN_PLAY])  # the drawn card goes onto the reserve; nothing else happens
         _turn_next_card(a)                   # (a stopped continuation leaves the reserve as it is)
-        return
+        return False
     column = action - A_ASSASSIN if action >= A_ASSASSIN else action - A_ATTACK
     c = a[AT_IN_PLAY]
     if a[AT_DECISION] == CONTINUE:
@@ -338,14 +339,16 @@ def take_action(a, action):
     _place_attack(a, column, c)
     if action >= A_ASSASSIN:
         a[AT_JOKER] = column
-    _resolve(a, column, _SUIT[c])
+    return _resolve(a, column, _SUIT[c])
 
 
 # ---------------------------------------------------------------- resolving an attack
 
 @compiled
 def _resolve(a, column, attacker):
-    """Rule 3, after an attack card of suit ``attacker`` was placed on ``column``'s pretender."""
+    """Rule 3, after an attack card of suit ``attacker`` was placed on ``column``'s pretender. Returns whether the
+    defence wiped the attack."""
+    wiped = False
     while True:
         level = a[AT_NUM_FACES + column] - 1
         stack = column * MAX_FACES + level
@@ -355,7 +358,7 @@ def _resolve(a, column, attacker):
             _kill_pretender(a, column)
             if _faces_on_table(a) == 0:
                 end_game(a, WON)
-                return
+                return False
             level = a[AT_NUM_FACES + column] - 1
             stack = column * MAX_FACES + level
             if level < 0 or a[AT_NUM_ATTACK + stack] == 0:
@@ -369,15 +372,17 @@ def _resolve(a, column, attacker):
         if a[AT_DEFENSE_TOTAL + stack] >= a[AT_ATTACK_TOTAL + stack]:
             _clear_stacks(a, column, level)
             _update_lock(a, column)
+            wiped = True
             break
         # d. Continue: a reserve top of the attacking suit may attack the pretender again.
         if a[AT_RESERVE_SIZE] and _SUIT[_reserve_top(a)] == attacker:
             a[AT_DECISION] = CONTINUE
             a[AT_IN_PLAY] = _reserve_top(a)
             a[AT_TARGET] = column
-            return
+            return False
         break
     _turn_next_card(a)
+    return wiped
 
 
 @compiled
@@ -677,12 +682,13 @@ def features(obs: np.ndarray) -> np.ndarray:
 
 # ---------------------------------------------------------------- action fields (observation="actions")
 
-# What each action would leave on the table, worked out as ``take_action`` and ``_resolve`` work it out, up to the
-# next card (which is unseen): per column its face cards, the pretender's shortfall, the lock, the joker, the unseen
-# points of the suits still free to attack it, and the run of its suit on top of the reserve (the defence its next
-# attack meets, or the attack a card of its suit could continue); then the action's kind and column, the kills, a
-# win, a wipe and a continuation offered. A policy can score each action with one set of weights, as the heuristic
-# judges each table it would leave. Computed from the observation alone, for any leading batch shape.
+# What each action would leave on the table, played by ``take_action`` itself on a game that looks as the observation
+# shows with nothing left to turn (``_fill_seen_game``), so up to the next card (which is unseen): per column its face
+# cards, the pretender's shortfall, the lock, the joker, the unseen points of the suits still free to attack it, and
+# the run of its suit on top of the reserve (the defence its next attack meets, or the attack a card of its suit could
+# continue); then the action's kind and column, the kills, a win, a wipe and a continuation offered. A policy can
+# score each action with one set of weights, as the heuristic judges each table it would leave. Computed from the
+# observation alone, for any leading batch shape.
 _COLUMN_AFTER_PARTS = ("faces", "short", "attacked", "buried_attack", "locked", "joker", "supply",
                        "short_per_supply", "run_on_top")
 ACTION_FIELDS = ([f"column_{t}_{part}" for t in SUITS for part in _COLUMN_AFTER_PARTS]
@@ -705,76 +711,56 @@ _NUMBER_SUIT = _SUIT[NUMBER_CARDS]
 _NUMBER_VALUE = _VALUE[NUMBER_CARDS]
 
 
+# Which attack and defence cards lie on a face card the player sees only as totals; the rules read no more of a stack
+# than its total and its suit (the column's lock for an attack, the column's own for a defence). So the game an
+# observation shows holds one stand-in card of that suit on each stack, carrying the stack's total.
+_STAND_IN = np.array([card(2, u) for u in range(4)], dtype=np.int64)
+# The card of each rank (1-13) of each suit; a number card's value is its rank, but for the ace (11).
+_CARD_OF = np.array([[card(r, u) if r else NO_CARD for r in range(14)] for u in range(4)], dtype=np.int64)
+_RANK_OF_VALUE = np.array([0, 0] + list(range(2, 11)) + [ACE], dtype=np.int64)
+_BLANK = State(np.zeros(NUM_CARDS, dtype=np.int64)).data
+
+
 @compiled
-def _read_table(obs, faces, attack, defense, num_faces, lock, suits, values):
-    """The observed table into scratch arrays: the columns by level, and the reserve top first from ``suits[1]``
-    (``[0]`` is kept for a drawn card passed onto it). Returns the reserve's end and the joker's column (-1 free)."""
-    joker = NO_CARD
+def _fill_seen_game(obs, a):
+    """``a`` set to a game that looks as ``obs`` shows and has nothing left to turn: the columns, the reserve, the
+    joker, the card in play and the decision as seen, the draw pile empty. Played on, an action resolves as far as
+    the rules go before the next card. Where each card lies (``place``) is not kept: no move reads it."""
+    a[:] = _BLANK
+    a[AT_TOP] = NUM_CARDS
     for column in range(4):
         at = _COLUMNS_START + column * _COLUMN_WIDTH
-        num_faces[column] = int(obs[at])
-        for level in range(MAX_FACES):
-            faces[column, level] = int(obs[at + 1 + level])
-            attack[column, level] = int(obs[at + 1 + MAX_FACES + level])
-            defense[column, level] = int(obs[at + 1 + 2 * MAX_FACES + level])
-        lock[column] = NO_CARD
         for u in range(4):
             if obs[at + 14 + u] > 0:
-                lock[column] = u
+                a[AT_LOCK + column] = u
         if obs[at + 18] > 0:
-            joker = column
-    size = 1
+            a[AT_JOKER] = column
+        a[AT_NUM_FACES + column] = int(obs[at])
+        for level in range(int(obs[at])):
+            stack = column * MAX_FACES + level
+            a[AT_FACES + stack] = _CARD_OF[column, int(obs[at + 1 + level])]
+            attack, defense = int(obs[at + 1 + MAX_FACES + level]), int(obs[at + 1 + 2 * MAX_FACES + level])
+            if attack:
+                a[AT_ATTACK + stack * MAX_STACK] = _STAND_IN[a[AT_LOCK + column]]
+                a[AT_NUM_ATTACK + stack], a[AT_ATTACK_TOTAL + stack] = 1, attack
+            if defense:
+                a[AT_DEFENSE + stack * MAX_STACK] = _STAND_IN[column]
+                a[AT_NUM_DEFENSE + stack], a[AT_DEFENSE_TOTAL + stack] = 1, defense
+    size = 0
+    for k in range(len(NUMBER_CARDS)):
+        size += obs[_DEPTH_START + k] > 0
     for k in range(len(NUMBER_CARDS)):
         depth = int(obs[_DEPTH_START + k])
         if depth > 0:
-            suits[depth], values[depth] = _NUMBER_SUIT[k], _NUMBER_VALUE[k]
-            size += 1
-    return size, joker
-
-
-@compiled
-def _update_column_lock(attack, num_faces, lock, column):
-    """As ``_update_lock``: the lock ends when no attack is left in the column (its suit never changes)."""
-    for level in range(num_faces[column]):
-        if attack[column, level]:
-            return
-    lock[column] = NO_CARD
-
-
-@compiled
-def _attack_after(column, suit, value, joker, faces, attack, defense, num_faces, lock, suits, values, top, size, out):
-    """An attack card placed on ``column`` and ``_resolve``'s steps a-d (the joker already laid if it goes too), on the
-    scratch table; the kills, a win, a wipe and a continuation offered into ``out``. Returns the reserve's new top
-    and the joker's column."""
-    level = num_faces[column] - 1
-    attack[column, level] += value
-    lock[column] = suit
-    # a. Kill check, before any defence; with the joker there the whole column dies.
-    if attack[column, level] - defense[column, level] >= faces[column, level]:
-        dead = num_faces[column] if joker == column else 1
-        for _ in range(dead):
-            level = num_faces[column] - 1
-            faces[column, level] = attack[column, level] = defense[column, level] = 0
-            num_faces[column] -= 1
-        if joker == column:
-            joker = NO_CARD
-        _update_column_lock(attack, num_faces, lock, column)
-        out[_FACES_KILLED] = dead / MAX_FACES
-        out[_WON] = num_faces.sum() == 0
-        level = num_faces[column] - 1
-        if num_faces.sum() == 0 or level < 0 or attack[column, level] == 0:
-            return top, joker  # the attack is over
-    # b. Defence from the reserve's top, c. the wipe, d. a continuation of the attacking suit.
-    while top < size and suits[top] == column and defense[column, level] < attack[column, level]:
-        defense[column, level] += values[top]
-        top += 1
-    if defense[column, level] >= attack[column, level]:
-        attack[column, level] = defense[column, level] = 0
-        _update_column_lock(attack, num_faces, lock, column)
-        out[_WIPED] = 1
-    else:
-        out[_CONTINUES] = top < size and suits[top] == suit
-    return top, joker
+            a[AT_RESERVE + size - depth] = NUMBER_CARDS[k]  # the top, depth 1, last
+    a[AT_RESERVE_SIZE] = size
+    a[AT_DECISION] = OVER
+    for decision in (DRAW, CONTINUE):
+        if obs[_GLOBAL_START + 1 + decision] > 0:
+            a[AT_DECISION] = decision
+    for u in range(4):
+        if obs[_GLOBAL_START + 4 + u] > 0:
+            a[AT_IN_PLAY] = _CARD_OF[u, _RANK_OF_VALUE[int(obs[_GLOBAL_START + 3])]]
 
 
 @compiled
@@ -788,89 +774,83 @@ def _may_attack(lock, column, u):
 
 
 @compiled
-def _describe_table(obs, faces, attack, defense, num_faces, lock, joker, suits, values, top, size, out):
-    """The table left, column by column, into ``out``; the points still to come for each column are those of the
-    unseen number cards (in ``obs``) that could attack it."""
+def _describe_table(obs, a, out):
+    """Game ``a``'s table, column by column, into ``out``; the points still to come for each column are those of
+    the unseen number cards (in ``obs``) that could attack it."""
+    size = a[AT_RESERVE_SIZE]
     run = 0  # the unbroken run of the reserve top's suit
-    for k in range(top, size):
-        if suits[k] != suits[top]:
+    for i in range(size - 1, -1, -1):
+        if _SUIT[a[AT_RESERVE + i]] != _SUIT[a[AT_RESERVE + size - 1]]:
             break
-        run += values[k]
+        run += _VALUE[a[AT_RESERVE + i]]
+    lock = a[AT_LOCK:AT_LOCK + 4]
     for column in range(4):
         at = column * _COLUMN_PARTS
-        n = num_faces[column]
-        short = faces[column, n - 1] - attack[column, n - 1] + defense[column, n - 1] if n else 0
+        n = a[AT_NUM_FACES + column]
+        stack = column * MAX_FACES + n - 1
+        short = _VALUE[a[AT_FACES + stack]] - a[AT_ATTACK_TOTAL + stack] + a[AT_DEFENSE_TOTAL + stack] if n else 0
         points = 0.0
         for k in range(len(NUMBER_CARDS)):
             if obs[_NUMBER_DECK_FIELD[k]] > 0 and _may_attack(lock, column, _NUMBER_SUIT[k]):
                 points += _NUMBER_VALUE[k]
         out[at + _SUPPLY] = points / (2 * SUIT_TOTAL)
-        if top < size and suits[top] == column:
+        if size and _SUIT[a[AT_RESERVE + size - 1]] == column:
             out[at + _RUN] = run / SUIT_TOTAL
         if n == 0:
             continue
         out[at + _FACES] = n / MAX_FACES
         out[at + _SHORT] = short / KING
-        out[at + _ATTACKED] = attack[column, n - 1] > 0
+        out[at + _ATTACKED] = a[AT_ATTACK_TOTAL + stack] > 0
         for level in range(n - 1):
-            if attack[column, level] > 0:
+            if a[AT_ATTACK_TOTAL + column * MAX_FACES + level] > 0:
                 out[at + _BURIED] = 1
         out[at + _LOCKED] = lock[column] >= 0
-        out[at + _JOKER_HERE] = joker == column
+        out[at + _JOKER_HERE] = a[AT_JOKER] == column
         out[at + _SHORT_PER_SUPPLY] = short / (points + 1) / KING
-    out[_FACES_LEFT] = num_faces.sum() / (4 * MAX_FACES)
-    out[_JOKER_FREE] = joker < 0
+    out[_FACES_LEFT] = _faces_on_table(a) / (4 * MAX_FACES)
+    out[_JOKER_FREE] = a[AT_JOKER] < 0
 
 
 @compiled
-def _fill_action(obs, action, out):
-    """``out`` (ACTION_FIELD_COUNT) set to what ``action`` leaves, as ``take_action`` plays it, before the next card."""
+def _fill_action(obs, seen, a, action, out):
+    """``out`` (ACTION_FIELD_COUNT) set to what ``action`` leaves of the game ``seen`` (``_fill_seen_game`` of
+    ``obs``), played by ``take_action`` on ``a`` (scratch), before the next card."""
     out[:] = 0
-    faces = np.zeros((4, MAX_FACES), dtype=np.int64)
-    attack, defense = np.zeros_like(faces), np.zeros_like(faces)
-    num_faces, lock = np.zeros(4, dtype=np.int64), np.zeros(4, dtype=np.int64)
-    suits, values = np.zeros(MAX_RESERVE + 1, dtype=np.int64), np.zeros(MAX_RESERVE + 1, dtype=np.int64)
-    size, joker = _read_table(obs, faces, attack, defense, num_faces, lock, suits, values)
-    continuing = obs[_GLOBAL_START + 2] > 0
-    top = 2 if continuing else 1  # in a continuation the card in play is the reserve's top
-    value = int(obs[_GLOBAL_START + 3])
-    suit = 0
-    for u in range(4):
-        if obs[_GLOBAL_START + 4 + u] > 0:
-            suit = u
+    if seen[AT_DECISION] == OVER:
+        return
     if action == A_PASS:
         out[_IS_PASS] = 1
-        if continuing:  # a stopped continuation leaves its card on the reserve
-            top = 1
-        else:  # the drawn card goes onto the reserve
-            top = 0
-            suits[0], values[0] = suit, value
-            out[_TO_RESERVE] = 1
+        out[_TO_RESERVE] = seen[AT_DECISION] == DRAW
     else:
         column = action % 4
         assassin = action >= A_ASSASSIN
-        if num_faces[column] == 0 or RED_SUIT[suit] == RED_SUIT[column] or (
-                assassin and (joker >= 0 or num_faces[column] < 2)):
+        if seen[AT_NUM_FACES + column] == 0 or RED_SUIT[_SUIT[seen[AT_IN_PLAY]]] == RED_SUIT[column] or (
+                assassin and (seen[AT_JOKER] >= 0 or seen[AT_NUM_FACES + column] < 2)):
             return  # no pretender to attack, a card of its own colour, or no joker to lay: all zeros
         out[_IS_ASSASSIN if assassin else _IS_ATTACK] = 1
         out[_ATTACKS + column] = 1
-        top, joker = _attack_after(column, suit, value, column if assassin else joker, faces, attack, defense,
-                                   num_faces, lock, suits, values, top, size, out)
-    _describe_table(obs, faces, attack, defense, num_faces, lock, joker, suits, values, top, size, out)
+    a[:] = seen
+    out[_WIPED] = take_action(a, action)
+    out[_FACES_KILLED] = (_faces_on_table(seen) - _faces_on_table(a)) / MAX_FACES
+    out[_WON] = a[AT_RESULT] == WON
+    out[_CONTINUES] = a[AT_DECISION] == CONTINUE
+    _describe_table(obs, a, out)
 
 
 @compiled
 def _fill_action_rows(obs, out):
+    seen, scratch = _BLANK.copy(), _BLANK.copy()
     for i in range(obs.shape[0]):
+        _fill_seen_game(obs[i], seen)
         for action in range(NUM_ACTIONS):
-            _fill_action(obs[i], action, out[i, action])
+            _fill_action(obs[i], seen, scratch, action, out[i, action])
 
 
 def action_features(obs: np.ndarray) -> np.ndarray:
     """The ``ACTION_FIELDS`` of every action for observations ``obs`` (..., OBSERVATION_SIZE): float32
     (..., NUM_ACTIONS * ACTION_FIELD_COUNT), action by action. An attack on a column with no pretender or of the
-    card's own colour, or the joker where it cannot go, is all zeros; an attack the locks forbid is described as
-    if it were played (the mask says which actions are legal)."""
+    card's own colour, or the joker where it cannot go, is all zeros, and so is every action of a finished game;
+    an attack the locks forbid is described as if it were played (the mask says which actions are legal)."""
     obs = np.asarray(obs, dtype=np.float32)
     lead = obs.shape[:-1]
     rows = obs.reshape(-1, OBSERVATION_SIZE)
