@@ -33,7 +33,7 @@ HEURISTICS = {
 # The search agent on each game: SearchAgent's settings, and the options of the heuristic that finishes its
 # playouts (the full heuristic's choice is the one that stands unless beaten). Budgets are chosen so that a
 # leaderboard row of 50 episodes takes minutes, not hours, on two cores (seconds per episode on this project's
-# machines, one core each: about 1 for Dungeon Solitaire, 3 for Dead Center, 2 for Royal Assassin, half a second for
+# machines, one core each: about 1 for Dungeon Solitaire, 3 for Dead Center, 1 for Royal Assassin, half a second for
 # Splendor, 30 for One Card Dungeon). Royal Assassin's and Dead Center's heuristics think one card ahead; without that
 # they are much faster and only somewhat weaker, so their playouts go without. Dead Center's quick heuristic chooses
 # for many games at once, so all of a decision's playouts run together on its vector env: 256 a decision in ~70 ms.

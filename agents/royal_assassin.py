@@ -5,125 +5,24 @@ from __future__ import annotations
 import numpy as np
 
 from ..envs.core.cards import card_code
+from ..envs.core.compiled import compiled
 from ..envs.royal_assassin import rules
+from ..envs.royal_assassin.rules import (A_ASSASSIN, A_ATTACK, AT_ATTACK_TOTAL, AT_DECISION, AT_DEFENSE_TOTAL,
+                                         AT_FACES, AT_JOKER, AT_LOCK, AT_NUM_FACES, AT_RESERVE, AT_RESERVE_SIZE,
+                                         AT_RESULT, AT_TARGET, CONTINUE, MAX_FACES, NUM_ACTIONS, NUM_CARDS, WON,
+                                         fill_legal_mask, fill_seen_game, may_attack, reserve_run, take_action,
+                                         turn_card)
 
 _I = {name: i for i, (name, _) in enumerate(rules.OBSERVATION_FIELDS)}
-_SUITS = "SHDC"
-_PASS = rules.A_PASS
-_SUIT = tuple(int(rules.SUIT[c]) for c in range(rules.NUM_CARDS))
-_VALUE = tuple(int(v) for v in rules.VALUE)
-_TARGETS = rules.TARGETS
-
-# Where each piece of the table sits in the observation.
-_NUMBER_CARDS = tuple(int(c) for c in rules.NUMBER_CARDS)
-_DEPTH = np.array([_I[f"card_{card_code(c)}_reserve_depth"] for c in _NUMBER_CARDS])
-_FACES = tuple(_I[f"column_{t}_faces"] for t in _SUITS)
-_SLOT_VALUE = tuple(tuple(_I[f"column_{t}_{i}_value"] for i in range(3)) for t in _SUITS)
-_SLOT_ATTACK = tuple(tuple(_I[f"column_{t}_{i}_attack_total"] for i in range(3)) for t in _SUITS)
-_SLOT_DEFENSE = tuple(tuple(_I[f"column_{t}_{i}_defense_total"] for i in range(3)) for t in _SUITS)
-_LOCK = tuple(tuple(_I[f"column_{t}_lock_{u}"] for u in _SUITS) for t in _SUITS)
-_JOKER = tuple(_I[f"column_{t}_joker"] for t in _SUITS)
-_CONTINUE = _I["decision_continue"]
-_IN_PLAY_SUIT = tuple(_I[f"in_play_suit_{u}"] for u in _SUITS)
-_IN_PLAY_VALUE = _I["in_play_value"]
-_UNSEEN = np.array([_I[f"card_{card_code(c)}_deck"] for c in range(rules.NUM_CARDS)])
-# Unseen flags @ this = the points of each suit's number cards still to come (the attackers' supply).
-_SUIT_POINTS = np.zeros((rules.NUM_CARDS, 4))
-_SUIT_POINTS[list(_NUMBER_CARDS), [_SUIT[c] for c in _NUMBER_CARDS]] = [_VALUE[c] for c in _NUMBER_CARDS]
-_IS_FACE = tuple(bool(f) for f in rules.IS_FACE)
+_UNSEEN = np.array([_I[f"card_{card_code(c)}_deck"] for c in range(NUM_CARDS)])
+_SUIT = rules.SUIT[:NUM_CARDS].astype(np.int64)
+_VALUE = rules.VALUE.astype(np.int64)
+_IS_FACE = rules.IS_FACE
+_SIZE = rules.State.SIZE
 # A win one card ahead, counted as a large finite score so that it can be averaged.
 _WIN = 1000.0
-
-
-class Table:
-    """The public table rebuilt from the observation: all that a resolution depends on.
-
-    ``faces[t]`` holds column t's face values oldest first, ``attack[t]`` / ``defense[t]`` the totals
-    lying on each of them, ``lock[t]`` the locking suit (-1 none), ``joker`` the joker's column (-1
-    free), ``reserve`` the reserve's (suit, value) pairs bottom first, top last.
-    """
-
-    __slots__ = ("faces", "attack", "defense", "lock", "joker", "reserve", "won")
-
-    def copy(self) -> "Table":
-        t = Table.__new__(Table)
-        t.faces = [list(f) for f in self.faces]
-        t.attack = [list(a) for a in self.attack]
-        t.defense = [list(d) for d in self.defense]
-        t.lock = list(self.lock)
-        t.joker = self.joker
-        t.reserve = list(self.reserve)
-        t.won = self.won
-        return t
-
-    @classmethod
-    def from_observation(cls, o) -> "Table":
-        t = cls.__new__(cls)
-        t.faces, t.attack, t.defense, t.lock = [], [], [], []
-        for c in range(4):
-            n = int(o[_FACES[c]])
-            t.faces.append([int(o[i]) for i in _SLOT_VALUE[c][:n]])
-            t.attack.append([int(o[i]) for i in _SLOT_ATTACK[c][:n]])
-            t.defense.append([int(o[i]) for i in _SLOT_DEFENSE[c][:n]])
-            t.lock.append(next((u for u in range(4) if o[_LOCK[c][u]]), -1))
-        t.joker = next((c for c in range(4) if o[_JOKER[c]]), -1)
-        depth = o[_DEPTH]
-        order = np.flatnonzero(depth)
-        order = order[np.argsort(-depth[order])]  # deepest (the bottom) first
-        t.reserve = [(_SUIT[_NUMBER_CARDS[k]], _VALUE[_NUMBER_CARDS[k]]) for k in order]
-        t.won = False
-        return t
-
-    # ------------------------------------------------------------ the rules of an attack, as in rules.py
-
-    def targets(self, suit: int) -> list[int]:
-        """The columns a drawn card of this suit may attack (as ``rules.legal_mask``): the other colour's
-        columns with a pretender, only the one it holds a lock on if any, none locked to another suit."""
-        lock = self.lock
-        columns = [c for c in _TARGETS[suit] if lock[c] == suit] or _TARGETS[suit]
-        return [c for c in columns if self.faces[c] and lock[c] in (-1, suit)]
-
-    def place_attack(self, column: int, suit: int, value: int, joker: bool) -> None:
-        self.attack[column][-1] += value
-        self.lock[column] = suit
-        if joker:
-            self.joker = column
-
-    def resolve(self, column: int, attacker: int) -> bool:
-        """Steps a-c after an attack card was placed; True when step d offers a continuation."""
-        faces, attack, defense, reserve = self.faces[column], self.attack[column], self.defense[column], self.reserve
-        # a. Kill check, before any defence; a kill goes on only onto a face card with a buried attack.
-        if attack[-1] - defense[-1] >= faces[-1]:
-            self._kill(column)
-            if not any(self.faces):
-                self.won = True
-                return False
-            if not faces or attack[-1] == 0:
-                return False
-        # b. Defence from the reserve's top, c. the wipe.
-        while reserve and reserve[-1][0] == column and defense[-1] < attack[-1]:
-            defense[-1] += reserve.pop()[1]
-        if defense[-1] >= attack[-1]:
-            attack[-1] = defense[-1] = 0
-            self._update_lock(column)
-            return False
-        # d. A continuation when the reserve's top is of the attacking suit.
-        return bool(reserve) and reserve[-1][0] == attacker
-
-    def _kill(self, column: int) -> None:
-        faces = self.faces[column]
-        dead = len(faces) if self.joker == column else 1
-        for _ in range(dead):
-            faces.pop()
-            self.attack[column].pop()
-            self.defense[column].pop()
-        if self.joker == column:
-            self.joker = -1
-        self._update_lock(column)
-
-    def _update_lock(self, column: int) -> None:
-        if not any(self.attack[column]):
-            self.lock[column] = -1
+# The judge's weights, in this order in the array the compiled functions take.
+COLUMN, WORK, SUPPLY, DEFENDER, JOKER = range(5)
 
 
 class RoyalAssassinHeuristic:
@@ -132,7 +31,8 @@ class RoyalAssassinHeuristic:
     Everything between two draws follows from the face-up cards alone: where the card lands, which
     reserve cards defend, whether the pretender dies, which continuations the reserve then offers. So for
     each legal choice (attack a column, attack it with the joker, pass) the player plays the whole
-    attack out, trying every way of continuing or stopping, and judges the table it would leave:
+    attack out by the rules (``rules.take_action`` on the game the observation shows, ``rules.fill_seen_game``),
+    trying every way of continuing or stopping, and judges the table it would leave:
 
     - A win now beats everything. Then each column still holding face cards costs ``column_weight``.
     - The joker is only ever laid with the card that kills: it then takes the whole column and is free
@@ -164,8 +64,6 @@ class RoyalAssassinHeuristic:
         self.supply_weight = supply_weight
         self.defender_weight = defender_weight
         self.joker_weight = joker_weight
-        self.supply = [0.0] * 4
-        self.unseen = []
 
     def reset(self, seed=None):
         pass
@@ -180,97 +78,100 @@ class RoyalAssassinHeuristic:
     def action_scores(self, observation, action_mask) -> np.ndarray:
         """Each action's judgement (higher is better; a win now is +inf), -inf for the illegal ones: the
         numbers ``act`` takes the best of, which a learner can be taught as well as the choice."""
-        o = np.asarray(observation)
-        scores = np.full(rules.NUM_ACTIONS, -np.inf)
-        table = Table.from_observation(o)
-        suit = next(u for u in range(4) if o[_IN_PLAY_SUIT[u]])
-        value = int(o[_IN_PLAY_VALUE])
-        continuing = bool(o[_CONTINUE])
-        unseen = o[_UNSEEN]
-        self.supply = (unseen @ _SUIT_POINTS).tolist()
-        self.unseen = [(_SUIT[c], _VALUE[c], _IS_FACE[c]) for c in np.flatnonzero(unseen).tolist()]
-        judge = self.expect if self.lookahead and self.unseen else self.judge
-        for action in np.flatnonzero(action_mask).tolist():
-            if action == _PASS:
-                after = table.copy()
-                if not continuing:
-                    after.reserve.append((suit, value))
-                scores[action] = judge(after)
-            else:
-                scores[action] = self._attack(table, action % 4, suit, value, action >= rules.A_ASSASSIN, continuing,
-                                              judge)
+        weights = np.array([self.column_weight, self.work_weight, self.supply_weight, self.defender_weight,
+                            self.joker_weight])
+        scores = np.full(NUM_ACTIONS, -np.inf)
+        fill_scores(np.asarray(observation, dtype=np.float32), np.asarray(action_mask, dtype=bool), weights,
+                    self.lookahead, scores)
         return scores
 
-    def _attack(self, table: Table, column: int, suit: int, value: int, joker: bool, from_reserve: bool,
-                judge) -> float:
-        """The best judgement over every way of going on with the attack this card makes."""
-        t = table.copy()
-        if from_reserve:
-            t.reserve.pop()
-        t.place_attack(column, suit, value, joker)
-        if not t.resolve(column, suit):
-            return judge(t)
-        # A continuation is offered: stop, go on, or go on with the joker.
-        best = judge(t)
-        top_suit, top_value = t.reserve[-1]
-        best = max(best, self._attack(t, column, top_suit, top_value, False, True, judge))
-        if t.joker < 0 and len(t.faces[column]) >= 2:
-            best = max(best, self._attack(t, column, top_suit, top_value, True, True, judge))
-        return best
 
-    def expect(self, t: Table) -> float:
-        """The table judged one card ahead: the mean over the unseen cards of the best play with each."""
-        if t.won:
-            return np.inf
-        total = 0.0
-        for suit, value, face in self.unseen:
-            if face:  # it joins its column (the card after it is not looked at)
-                t.faces[suit].append(value)
-                t.attack[suit].append(0)
-                t.defense[suit].append(0)
-                total += self.judge(t)
-                t.faces[suit].pop()
-                t.attack[suit].pop()
-                t.defense[suit].pop()
-            else:
-                total += self._best_draw(t, suit, value)
-        return total / len(self.unseen)
+# ---------------------------------------------------------------- the player's thinking, compiled
 
-    def _best_draw(self, t: Table, suit: int, value: int) -> float:
-        """The best judgement of a drawn number card's plays (a win counts as a big finite number)."""
-        t.reserve.append((suit, value))
-        best = self.judge(t)  # pass
-        t.reserve.pop()
-        for c in t.targets(suit):
-            best = max(best, self._attack(t, c, suit, value, False, False, self.judge))
-            if t.joker < 0 and len(t.faces[c]) >= 2:
-                best = max(best, self._attack(t, c, suit, value, True, False, self.judge))
-        return min(best, _WIN)
+@compiled
+def fill_scores(obs, mask, weights, lookahead, scores):
+    """``scores`` of the legal actions of the game ``obs`` shows (``action_scores``)."""
+    seen = np.empty(_SIZE, dtype=np.int64)
+    fill_seen_game(obs, seen)
+    unseen = np.flatnonzero(obs[_UNSEEN] > 0)
+    supply = np.zeros(4)  # the unseen points of each suit's number cards: the attackers still to come
+    for c in unseen:
+        if not _IS_FACE[c]:
+            supply[_SUIT[c]] += _VALUE[c]
+    ahead = lookahead and len(unseen) > 0
+    for action in range(NUM_ACTIONS):
+        if mask[action]:
+            scores[action] = -np.inf
+            for end in endings(seen, action):
+                value = expect(end, unseen, supply, weights) if ahead else judge(end, supply, weights)
+                scores[action] = max(scores[action], value)
 
-    def judge(self, t: Table) -> float:
-        """How good the table is between two draws (higher is better)."""
-        if t.won:
-            return np.inf
-        score = 0.0 if t.joker < 0 else -self.joker_weight
-        lock, supply = t.lock, self.supply
-        for c in range(4):
-            faces = t.faces[c]
-            if not faces:
-                continue
-            short = faces[-1] - t.attack[c][-1] + t.defense[c][-1]  # at least 1 while it lives
-            # The unseen points of the suits still free to attack this column.
-            if lock[c] >= 0:
-                points = supply[lock[c]]
-            else:
-                points = sum(supply[u] for u in _TARGETS[c] if u not in lock)
-            score -= self.column_weight + short * (self.work_weight + self.supply_weight / (points + 1))
-        reserve = t.reserve
-        if reserve and t.faces[reserve[-1][0]]:
-            top = reserve[-1][0]
-            run = 0
-            for u, v in reversed(reserve):
-                if u != top:
-                    break
-                run += v
-            score -= self.defender_weight * run
-        return score
+
+@compiled
+def endings(a, action):
+    """Every game ``action`` can leave ``a`` in, up to the next card: with each continuation it offers, stopping
+    there, going on, and going on with the joker (where it may go)."""
+    first = a.copy()
+    take_action(first, action)
+    found, todo = [first], [first]
+    mask = np.empty(NUM_ACTIONS, dtype=np.bool_)
+    while len(todo):
+        b = todo.pop()
+        if b[AT_DECISION] != CONTINUE:
+            continue
+        fill_legal_mask(b, mask)
+        for go_on in (A_ATTACK + b[AT_TARGET], A_ASSASSIN + b[AT_TARGET]):
+            if mask[go_on]:
+                c = b.copy()
+                take_action(c, go_on)
+                found.append(c)
+                todo.append(c)
+    return found
+
+
+@compiled
+def expect(a, unseen, supply, weights):
+    """The table judged one card ahead: the mean over the unseen cards of the best play with each (a face card
+    joins its column, and the card after it is not looked at)."""
+    if a[AT_RESULT] == WON:
+        return np.inf
+    mask = np.empty(NUM_ACTIONS, dtype=np.bool_)
+    total = 0.0
+    for c in unseen:
+        b = a.copy()
+        turn_card(b, c)
+        if _IS_FACE[c]:
+            total += judge(b, supply, weights)
+            continue
+        fill_legal_mask(b, mask)
+        best = -np.inf
+        for action in range(NUM_ACTIONS):
+            if mask[action]:
+                for end in endings(b, action):
+                    best = max(best, judge(end, supply, weights))
+        total += min(best, _WIN)
+    return total / len(unseen)
+
+
+@compiled
+def judge(a, supply, weights):
+    """How good game ``a``'s table is between two draws (higher is better)."""
+    if a[AT_RESULT] == WON:
+        return np.inf
+    score = 0.0 if a[AT_JOKER] < 0 else -weights[JOKER]
+    lock = a[AT_LOCK:AT_LOCK + 4]
+    for column in range(4):
+        n = a[AT_NUM_FACES + column]
+        if n == 0:
+            continue
+        stack = column * MAX_FACES + n - 1
+        short = _VALUE[a[AT_FACES + stack]] - a[AT_ATTACK_TOTAL + stack] + a[AT_DEFENSE_TOTAL + stack]  # >= 1
+        points = 0.0  # the unseen points of the suits still free to attack this column
+        for u in range(4):
+            if may_attack(lock, column, u):
+                points += supply[u]
+        score -= weights[COLUMN] + short * (weights[WORK] + weights[SUPPLY] / (points + 1))
+    size = a[AT_RESERVE_SIZE]
+    if size and a[AT_NUM_FACES + _SUIT[a[AT_RESERVE + size - 1]]]:  # a run that will defend a live column
+        score -= weights[DEFENDER] * reserve_run(a)
+    return score

@@ -503,6 +503,49 @@ def test_the_observation_shows_the_reserve_in_order_and_the_card_in_play():
     assert field(env, "column_C_pretender_short") == 11 and field(env, "joker_free") == 1
 
 
+# ------------------------------------------------------------------ the game an observation shows
+
+SEEN_PARTS = ("num_faces", "faces", "attack_total", "defense_total", "lock", "joker", "reserve", "reserve_size",
+              "in_play", "decision", "target", "result")
+
+
+def seen_game(s):
+    seen = rules.State(np.zeros(52, dtype=np.int64))
+    rules.fill_seen_game(rules.observe(s), seen.data)
+    return seen
+
+
+def same_table(a, b) -> bool:
+    return all(np.array_equal(getattr(a, part), getattr(b, part)) for part in SEEN_PARTS)
+
+
+def test_the_game_an_observation_shows_plays_on_as_the_real_one_up_to_the_next_card():
+    """What a player pictures from the observation (the heuristic and the action fields play on it): the real
+    table, the same legal actions, and each of them ends where the rules take the real game, up to the next card;
+    ``turn_card`` then turns the card the real game turns."""
+    rng = np.random.default_rng(0)
+    continuations = turned = 0
+    for seed in range(200):
+        s = rules.new_game(np.random.default_rng(seed))
+        while not rules.is_over(s):
+            seen = seen_game(s)
+            assert seen.top == 52 and same_table(seen, s), rules.describe(s)
+            assert np.array_equal(rules.legal_mask(seen), rules.legal_mask(s))
+            continuations += s.decision == rules.CONTINUE
+            for action in np.flatnonzero(rules.legal_mask(s)):
+                last_card = s.copy()
+                last_card.top = 52
+                assert same_table(rules.apply(seen, int(action)), rules.apply(last_card, int(action)))
+            action = int(rng.choice(np.flatnonzero(rules.legal_mask(s))))
+            after, pictured = rules.apply(s, action), rules.apply(seen, action)
+            if pictured.decision == rules.OVER and after.top == s.top + 1 and not rules.IS_FACE[s.deck[s.top]]:
+                rules.turn_card(pictured.data, int(s.deck[s.top]))
+                assert same_table(pictured, after)
+                turned += 1
+            s = after
+    assert continuations > 100 and turned > 1000
+
+
 def test_render_shows_columns_reserve_joker_and_card_in_play():
     env = gym.make(ENV_ID, render_mode="ansi", skip_forced=False).unwrapped
     env.reset(options={"deck": stacked(["AH", "JS", "QS", "KC", "2H"], ALL)})

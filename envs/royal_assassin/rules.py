@@ -683,7 +683,7 @@ def features(obs: np.ndarray) -> np.ndarray:
 # ---------------------------------------------------------------- action fields (observation="actions")
 
 # What each action would leave on the table, played by ``take_action`` itself on a game that looks as the observation
-# shows with nothing left to turn (``_fill_seen_game``), so up to the next card (which is unseen): per column its face
+# shows with nothing left to turn (``fill_seen_game``), so up to the next card (which is unseen): per column its face
 # cards, the pretender's shortfall, the lock, the joker, the unseen points of the suits still free to attack it, and
 # the run of its suit on top of the reserve (the defence its next attack meets, or the attack a card of its suit could
 # continue); then the action's kind and column, the kills, a win, a wipe and a continuation offered. A policy can
@@ -722,7 +722,7 @@ _BLANK = State(np.zeros(NUM_CARDS, dtype=np.int64)).data
 
 
 @compiled
-def _fill_seen_game(obs, a):
+def fill_seen_game(obs, a):
     """``a`` set to a game that looks as ``obs`` shows and has nothing left to turn: the columns, the reserve, the
     joker, the card in play and the decision as seen, the draw pile empty. Played on, an action resolves as far as
     the rules go before the next card. Where each card lies (``place``) is not kept: no move reads it."""
@@ -761,10 +761,37 @@ def _fill_seen_game(obs, a):
     for u in range(4):
         if obs[_GLOBAL_START + 4 + u] > 0:
             a[AT_IN_PLAY] = _CARD_OF[u, _RANK_OF_VALUE[int(obs[_GLOBAL_START + 3])]]
+            if a[AT_DECISION] == CONTINUE:
+                for column in range(4):  # the column the continuing suit attacks is the one it locks
+                    if a[AT_LOCK + column] == u:
+                        a[AT_TARGET] = column
 
 
 @compiled
-def _may_attack(lock, column, u):
+def turn_card(a, c):
+    """Card ``c`` turned as the next card of game ``a``, whose draw pile is empty (``fill_seen_game``'s, played on):
+    a face card joins its column (and the empty pile then ends the game), a number card comes into play. What a
+    player thinking a card ahead pictures for each unseen card."""
+    a[AT_RESULT] = PLAYING
+    a[AT_TOP] = NUM_CARDS - 1
+    a[AT_DECK + NUM_CARDS - 1] = c
+    _turn_next_card(a)
+
+
+@compiled
+def reserve_run(a):
+    """The points of the unbroken run of the reserve top's suit, from the top down (0 for an empty reserve)."""
+    size = a[AT_RESERVE_SIZE]
+    run = 0
+    for i in range(size - 1, -1, -1):
+        if _SUIT[a[AT_RESERVE + i]] != _SUIT[a[AT_RESERVE + size - 1]]:
+            break
+        run += _VALUE[a[AT_RESERVE + i]]
+    return run
+
+
+@compiled
+def may_attack(lock, column, u):
     """Whether a card of suit ``u`` could attack ``column`` under the locks ``lock`` (as ``fill_legal_mask``)."""
     if RED_SUIT[u] == RED_SUIT[column]:
         return False
@@ -778,11 +805,7 @@ def _describe_table(obs, a, out):
     """Game ``a``'s table, column by column, into ``out``; the points still to come for each column are those of
     the unseen number cards (in ``obs``) that could attack it."""
     size = a[AT_RESERVE_SIZE]
-    run = 0  # the unbroken run of the reserve top's suit
-    for i in range(size - 1, -1, -1):
-        if _SUIT[a[AT_RESERVE + i]] != _SUIT[a[AT_RESERVE + size - 1]]:
-            break
-        run += _VALUE[a[AT_RESERVE + i]]
+    run = reserve_run(a)
     lock = a[AT_LOCK:AT_LOCK + 4]
     for column in range(4):
         at = column * _COLUMN_PARTS
@@ -791,7 +814,7 @@ def _describe_table(obs, a, out):
         short = _VALUE[a[AT_FACES + stack]] - a[AT_ATTACK_TOTAL + stack] + a[AT_DEFENSE_TOTAL + stack] if n else 0
         points = 0.0
         for k in range(len(NUMBER_CARDS)):
-            if obs[_NUMBER_DECK_FIELD[k]] > 0 and _may_attack(lock, column, _NUMBER_SUIT[k]):
+            if obs[_NUMBER_DECK_FIELD[k]] > 0 and may_attack(lock, column, _NUMBER_SUIT[k]):
                 points += _NUMBER_VALUE[k]
         out[at + _SUPPLY] = points / (2 * SUIT_TOTAL)
         if size and _SUIT[a[AT_RESERVE + size - 1]] == column:
@@ -813,7 +836,7 @@ def _describe_table(obs, a, out):
 
 @compiled
 def _fill_action(obs, seen, a, action, out):
-    """``out`` (ACTION_FIELD_COUNT) set to what ``action`` leaves of the game ``seen`` (``_fill_seen_game`` of
+    """``out`` (ACTION_FIELD_COUNT) set to what ``action`` leaves of the game ``seen`` (``fill_seen_game`` of
     ``obs``), played by ``take_action`` on ``a`` (scratch), before the next card."""
     out[:] = 0
     if seen[AT_DECISION] == OVER:
@@ -841,7 +864,7 @@ def _fill_action(obs, seen, a, action, out):
 def _fill_action_rows(obs, out):
     seen, scratch = _BLANK.copy(), _BLANK.copy()
     for i in range(obs.shape[0]):
-        _fill_seen_game(obs[i], seen)
+        fill_seen_game(obs[i], seen)
         for action in range(NUM_ACTIONS):
             _fill_action(obs[i], seen, scratch, action, out[i, action])
 
