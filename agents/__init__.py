@@ -33,10 +33,11 @@ HEURISTICS = {
 # The search agent on each game: SearchAgent's settings, and the options of the heuristic that finishes its
 # playouts (the full heuristic's choice is the one that stands unless beaten). Budgets are chosen so that a
 # leaderboard row of 50 episodes takes minutes, not hours, on two cores (seconds per episode on this project's
-# machines, one core each: about 1 for Dungeon Solitaire, 3 for Dead Center, 1 for Royal Assassin, half a second for
+# machines, one core each: about 1 for Dungeon Solitaire, 3 for Dead Center, a third for Royal Assassin, half for
 # Splendor, 30 for One Card Dungeon). Royal Assassin's and Dead Center's heuristics think one card ahead; without that
-# they are much faster and only somewhat weaker, so their playouts go without. Dead Center's quick heuristic chooses
-# for many games at once, so all of a decision's playouts run together on its vector env: 256 a decision in ~70 ms.
+# they are much faster and only somewhat weaker, so their playouts go without. Both quick heuristics choose for many
+# games at once, so all of a decision's playouts run together on the game's vector env (Dead Center: 256 a decision
+# in ~70 ms).
 # One Card Dungeon's playouts stop at the end of the level (``level_end``), and only decisions with at most six
 # legal actions (the dice, the end of a plan) get the eight or more worlds an action needs to be searched; the
 # heuristic's plan plays the rest.

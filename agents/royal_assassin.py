@@ -75,18 +75,37 @@ class RoyalAssassinHeuristic:
         # The first best in index order: on a tie the plain attack goes before the joker, both before pass.
         return int(legal[np.argmax(self.action_scores(observation, action_mask)[legal])])
 
+    def act_batch(self, observations, masks) -> np.ndarray:
+        """``act`` for each row: the search agent plays its playouts on the vector env with this."""
+        choices = np.empty(len(masks), dtype=np.int64)
+        fill_choices(np.asarray(observations, dtype=np.float32), np.asarray(masks, dtype=bool), self._weights(),
+                     self.lookahead, choices)
+        return choices
+
+    def _weights(self) -> np.ndarray:
+        return np.array([self.column_weight, self.work_weight, self.supply_weight, self.defender_weight,
+                         self.joker_weight])
+
     def action_scores(self, observation, action_mask) -> np.ndarray:
         """Each action's judgement (higher is better; a win now is +inf), -inf for the illegal ones: the
         numbers ``act`` takes the best of, which a learner can be taught as well as the choice."""
-        weights = np.array([self.column_weight, self.work_weight, self.supply_weight, self.defender_weight,
-                            self.joker_weight])
         scores = np.full(NUM_ACTIONS, -np.inf)
-        fill_scores(np.asarray(observation, dtype=np.float32), np.asarray(action_mask, dtype=bool), weights,
+        fill_scores(np.asarray(observation, dtype=np.float32), np.asarray(action_mask, dtype=bool), self._weights(),
                     self.lookahead, scores)
         return scores
 
 
 # ---------------------------------------------------------------- the player's thinking, compiled
+
+@compiled
+def fill_choices(observations, masks, weights, lookahead, choices):
+    """``choices[i]``: the first best legal action of row i (``act``)."""
+    scores = np.empty(NUM_ACTIONS)
+    for i in range(len(masks)):
+        scores[:] = -np.inf
+        fill_scores(observations[i], masks[i], weights, lookahead, scores)
+        choices[i] = np.argmax(scores)  # the illegal actions are -inf, every legal one more
+
 
 @compiled
 def fill_scores(obs, mask, weights, lookahead, scores):

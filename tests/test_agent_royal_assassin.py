@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 from helpers import legal, stacked
 
+from tabletop_gym.agents import RandomAgent
 from tabletop_gym.agents.royal_assassin import RoyalAssassinHeuristic
 from tabletop_gym.envs.royal_assassin import rules
 
@@ -154,3 +155,12 @@ def test_the_scores_judge_the_legal_actions_and_act_takes_the_first_best():
         ties += len(best) > 1
         assert mask[action] and action == best[0]
     assert ties > 0  # the first best in index order settles real ties
+
+
+@pytest.mark.parametrize("lookahead", [True, False])
+def test_act_batch_chooses_as_act_does(lookahead):
+    agent = RoyalAssassinHeuristic(lookahead=lookahead)
+    positions = [(rules.observe(s), rules.legal_mask(s)) for s, _, _ in decisions(RandomAgent(0), range(30))]
+    observations, masks = (np.array(column) for column in zip(*positions))
+    assert len(positions) > 300
+    assert agent.act_batch(observations, masks).tolist() == [agent.act(o, m) for o, m in positions]
