@@ -19,6 +19,7 @@ AGENTS = {
     "ppo": "the game's learned policy that ships in agents/models/ (numpy only; how it was trained is in its record)",
     "search-ppo": "the search agent with the game's learned policy as its prior and as the policy of its playouts",
     "ppo:<path>": "a saved policy: policy.npz or model.pt (tabletop-gym train), or a MaskablePPO model.zip (--algo sb3)",
+    "search-ppo:<path>": "the search agent with a saved policy (policy.npz or model.pt) as its prior and playout policy",
 }
 
 # Each game's heuristic: (module in agents/, class).
@@ -78,6 +79,10 @@ def make_agent(name: str, game: str | None = None, seed: int | None = None) -> A
         return RandomAgent(seed)
     if lowered.startswith("ppo:"):
         return saved_policy(key[4:], seed)
+    if lowered.startswith("search-ppo:"):
+        if game is None:
+            raise ValueError("the search agent depends on the game: name one")
+        return search_agent(game, seed, saved_policy(key[len("search-ppo:"):]))
     if lowered.startswith("rllib:"):
         from ..cluster.rllib import RLlibAgent  # needs the ray extra
 

@@ -88,7 +88,7 @@ def cmd_play(args, stdin=None) -> None:
 def cmd_eval(args) -> None:
     from .evaluate import evaluate
 
-    if args.agent.lower().startswith("ppo:") and not args.agent.endswith(".npz"):
+    if args.agent.lower().startswith(("ppo:", "search-ppo:")) and not args.agent.endswith(".npz"):
         require("rl", "sb3_contrib")
     result = evaluate(args.game, args.agent, episodes=args.episodes, seed=args.seed, workers=args.workers,
                       progress=not args.quiet, opponent=args.opponent, num_players=args.players,

@@ -5,7 +5,7 @@ import gymnasium as gym
 import numpy as np
 import pytest
 
-from tabletop_gym.agents import AGENTS, heuristic, make_agent
+from tabletop_gym.agents import AGENTS, committed_model, heuristic, make_agent
 from tabletop_gym.agents.search import SearchAgent
 from tabletop_gym.envs import GAMES
 
@@ -153,6 +153,20 @@ def test_splendors_search_ppo_searches_its_policys_likeliest_actions():
     agent = make_agent("search-ppo", "splendor", seed=0)
     assert agent.prior is agent.rollout and agent.candidates == 4 and agent.simulations == 32
     assert make_agent("search", "splendor").candidates is None
+
+
+def test_search_ppo_on_a_saved_policy_searches_with_it():
+    path = str(committed_model("dungeon_solitaire"))
+    agent = make_agent(f"search-ppo:{path}", "dungeon_solitaire", seed=0)
+    shipped = make_agent("search-ppo", "dungeon_solitaire", seed=0)
+    assert isinstance(agent, SearchAgent) and agent.prior is agent.rollout and agent.simulations == shipped.simulations
+    env = gym.make(GAMES["dungeon_solitaire"][0]).unwrapped
+    observations = [env.reset(seed=seed)[0] for seed in range(20)]
+    masks = [env.reset(seed=seed)[1]["action_mask"] for seed in range(20)]
+    assert agent.prior.act_batch(np.array(observations), np.array(masks)).tolist() == \
+        shipped.prior.act_batch(np.array(observations), np.array(masks)).tolist()
+    with pytest.raises(ValueError, match="game"):
+        make_agent(f"search-ppo:{path}")
 
 
 def test_candidates_needs_a_prior_that_rates_actions_and_two_or_more():

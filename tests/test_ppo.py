@@ -202,6 +202,20 @@ def test_train_can_start_from_a_cloned_heuristic(tmp_path):
         train("dead_center", timesteps=64, algo="sb3", start="heuristic", out=str(tmp_path / "x"))
 
 
+def test_train_can_start_from_the_search_on_a_saved_policy(tmp_path):
+    """One step of expert iteration: the clone learns the games of the search agent on a policy file."""
+    import json
+
+    from tabletop_gym.agents import committed_model
+    from tabletop_gym.benchmarks.train import train
+
+    teacher = f"search-ppo:{committed_model('dungeon_solitaire')}"
+    train("dungeon_solitaire", timesteps=256, n_envs=4, out=str(tmp_path), eval_episodes=2, workers=1,
+          progress=False, start=teacher, start_episodes=3, env_kwargs={"illegal_action": "raise"})
+    record = json.loads((tmp_path / "result.json").read_text())["hyperparameters"]
+    assert record["start"] == teacher and 0 < record["cloned_agreement"] <= 1
+
+
 @pytest.mark.parametrize("game", ["dead_center", "royal_assassin", "splendor"])
 def test_train_scores_each_action_on_the_actions_observation(game, tmp_path):
     import json
