@@ -328,7 +328,8 @@ def build_parser() -> argparse.ArgumentParser:
     training.add_argument("--out", default=None, help="output folder (default: runs/<Game>-v0)")
     training.add_argument("--eval-episodes", type=int, default=500, help="episodes of the final evaluation")
     training.add_argument("--workers", type=int, default=None,
-                          help="worker processes of the final evaluation (default: one per CPU)")
+                          help="worker processes of the --start teacher's games and of the final evaluation "
+                               "(default: one per CPU)")
     training.add_argument("--single-envs", action="store_true",
                           help="sb3: train on --envs single envs (SB3's DummyVecEnv) at SB3's own defaults, instead "
                                "of the native vector env at the fast configuration (256 games, 64-step rollouts, "

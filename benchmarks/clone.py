@@ -10,6 +10,8 @@ that reinforcement learning starts from the teacher's play instead of from a uni
 
 from __future__ import annotations
 
+from concurrent.futures import ProcessPoolExecutor, as_completed
+
 import gymnasium as gym
 import numpy as np
 import torch
@@ -18,12 +20,17 @@ from tqdm import tqdm
 
 from ..agents.ppo import MaskedPolicy
 from ..envs.core.env import observation_size, with_features
+from .evaluate import worker_context
 
 
 def collect(env_id: str, teacher, episodes: int, seed: int = 0, gamma: float = 0.99, env_kwargs: dict | None = None,
-            progress: bool = True) -> dict:
+            progress: bool = True, workers: int = 1) -> dict:
     """The teacher's decisions over ``episodes`` deals (seeds ``seed`` to ``seed + episodes - 1``): arrays of
-    observations, masks, actions and discounted returns, and the teacher's win rate."""
+    observations, masks, actions and discounted returns, and the teacher's win rate. With ``workers`` > 1 the deals
+    are shared among that many processes (the teacher is sent to each); since every deal resets the teacher with
+    its own seed, the arrays are the same, in the same order."""
+    if workers > 1 and episodes > 1:
+        return _collect_in_workers(env_id, teacher, episodes, seed, gamma, env_kwargs, progress, workers)
     env_kwargs = dict(env_kwargs or {})
     # The teacher plays the plain env, as an agent does; the features are added afterwards, many rows at a time,
     # which is several times faster than one observation a step.
@@ -54,6 +61,25 @@ def collect(env_id: str, teacher, episodes: int, seed: int = 0, gamma: float = 0
     return {"observations": shown(env.unwrapped.rules, mode, observations) if mode != "plain"
             else np.array(observations, dtype=np.float32), "masks": np.array(masks), "actions": np.array(actions),
             "returns": np.array(returns, dtype=np.float32), "win_rate": wins / episodes}
+
+
+def _collect_in_workers(env_id, teacher, episodes, seed, gamma, env_kwargs, progress, workers) -> dict:
+    size = -(-episodes // (workers * 4))  # a few chunks a worker, so that one slow chunk does not hold the rest up
+    firsts = range(seed, seed + episodes, size)
+    bar = tqdm(total=episodes, desc=f"teacher on {env_id}", unit="ep", disable=not progress)
+    parts = {}
+    with ProcessPoolExecutor(max_workers=workers, mp_context=worker_context()) as pool:
+        futures = {pool.submit(collect, env_id, teacher, min(size, seed + episodes - first), first, gamma,
+                               env_kwargs, False): first for first in firsts}
+        for future in as_completed(futures):
+            parts[futures[future]] = part = future.result()
+            bar.update(min(size, seed + episodes - futures[future]))
+    bar.close()
+    parts = [parts[first] for first in firsts]
+    wins = sum(part["win_rate"] * min(size, seed + episodes - first) for first, part in zip(firsts, parts))
+    return {**{key: np.concatenate([part[key] for part in parts]) for key in ("observations", "masks", "actions",
+                                                                            "returns")},
+            "win_rate": round(wins) / episodes}
 
 
 def shown(rules, mode: str, observations: list, rows: int = 256) -> np.ndarray:

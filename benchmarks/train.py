@@ -12,6 +12,7 @@ the final evaluation).
 from __future__ import annotations
 
 import json
+import os
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -161,7 +162,8 @@ def train(game: str, timesteps: int = 100_000, seed: int = 0, n_envs: int | None
     64-step rollouts, 2,048-sample minibatches, 4 epochs); with ``vector=False`` on ``n_envs`` single envs (default
     4) at SB3's own defaults.
     ``start`` (own PPO only): an agent's name (``heuristic``, ``search``...) whose play over ``start_episodes``
-    deals the policy first learns by behaviour cloning (``tabletop_gym.benchmarks.clone``), before PPO.
+    deals the policy first learns by behaviour cloning (``tabletop_gym.benchmarks.clone``), before PPO; its games
+    are shared among ``workers`` processes, as the final evaluation's are (default: one per CPU).
     Splendor without ``self_play`` trains against ``env_kwargs``' opponent (the env's default: greedy) with the
     learner's seat drawn per game, since the evaluation rotates it.
     ``algo="rllib"`` is RLlib's PPO with action masking (``tabletop_gym.cluster.rllib``, the ray extra) on the
@@ -210,7 +212,7 @@ def train(game: str, timesteps: int = 100_000, seed: int = 0, n_envs: int | None
     if algo == "ppo":
         model_path, trained, hyperparameters, seconds, curve = _train_own(
             env_id, timesteps, seed, n_envs, folder, training_kwargs, progress, start, start_episodes, self_play,
-            ppo_settings or {}, teacher)
+            ppo_settings or {}, teacher, workers)
     elif algo == "sb3":
         model_path, trained, hyperparameters, seconds, curve = _train_sb3(
             env_id, timesteps, seed, n_envs, folder, training_kwargs, progress, vector)
@@ -253,7 +255,7 @@ TEACHER_DECAY = 0.5  # and falls to 0 by half the training, which PPO then has t
 
 
 def _train_own(env_id, timesteps, seed, n_envs, folder, env_kwargs, progress, start, start_episodes, self_play,
-               ppo_settings, teacher=None):
+               ppo_settings, teacher=None, workers=None):
     from ..agents import make_agent
     from .ppo import Settings, learn
 
@@ -268,7 +270,8 @@ def _train_own(env_id, timesteps, seed, n_envs, folder, env_kwargs, progress, st
         # For self-play the teacher plays every seat in turn (against the greedy player), as the learner will.
         teaching = {**env_kwargs, "seat": "random"} if self_play else env_kwargs
         space = gym.make(env_id, **teaching)
-        policy, cloned = _cloned_policy(env_id, space, start, start_episodes, seed, settings, teaching, progress)
+        policy, cloned = _cloned_policy(env_id, space, start, start_episodes, seed, settings, teaching, progress,
+                                        workers)
     if self_play:
         from .selfplay import learn_by_self_play
 
@@ -315,15 +318,16 @@ def _plain_size(env_id, env_kwargs, algo) -> int:
     return observation_size(rules, "plain")
 
 
-def _cloned_policy(env_id, env, start, episodes, seed, settings, env_kwargs, progress):
-    """A policy that plays as the agent ``start`` does, learnt from its games (deals the evaluation never sees)."""
+def _cloned_policy(env_id, env, start, episodes, seed, settings, env_kwargs, progress, workers=None):
+    """A policy that plays as the agent ``start`` does, learnt from its games (deals the evaluation never sees),
+    played by ``workers`` processes (default: one per CPU)."""
     from ..agents import make_agent
     from ..agents.ppo import MaskedPolicy
     from .clone import collect, fit
 
     teacher = make_agent(start, env_id, seed=seed)
     data = collect(env_id, teacher, episodes, seed=20_000_000 + seed, gamma=settings.gamma, env_kwargs=env_kwargs,
-                   progress=progress)
+                   progress=progress, workers=workers or os.cpu_count() or 1)
     space = env.observation_space
     policy = MaskedPolicy(int(np.prod(space.shape)), int(env.action_space.n), settings.hidden, space.high,
                           settings.action_fields, read_from=settings.read_from)

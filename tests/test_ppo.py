@@ -189,6 +189,19 @@ def test_batched_collection_records_the_games_the_single_env_plays():
     assert np.isclose(batched["returns"].sum(), single["returns"].sum())
 
 
+def test_the_teachers_games_shared_among_workers_are_the_same_decisions():
+    from tabletop_gym.benchmarks.clone import collect
+
+    env_id = GAMES["royal_assassin"][0]
+    alone = collect(env_id, make_agent("heuristic", env_id), 7, seed=5, progress=False,
+                    env_kwargs={"observation": "actions"})
+    shared = collect(env_id, make_agent("heuristic", env_id), 7, seed=5, progress=False,
+                     env_kwargs={"observation": "actions"}, workers=2)
+    assert alone.keys() == shared.keys() and alone["win_rate"] == shared["win_rate"]
+    for key in ("observations", "masks", "actions", "returns"):
+        assert np.array_equal(alone[key], shared[key]), key
+
+
 def test_train_can_start_from_a_cloned_heuristic(tmp_path):
     import json
 
