@@ -25,7 +25,8 @@ def test_it_trains_on_every_game_and_the_policy_plays(game, tmp_path):
     envs = gym.make_vec(env_id, num_envs=4, vectorization_mode="vector_entry_point", illegal_action="raise")
     run = learn(envs, 256, TINY, seed=0, out=tmp_path, progress=False, record={"game": env_id})
     assert run["timesteps"] == 256 and len(run["curve"]) == 2
-    rows = list(csv.DictReader(open(tmp_path / "learning_curve.csv")))
+    with open(tmp_path / "learning_curve.csv", newline="") as f:
+        rows = list(csv.DictReader(f))
     assert [int(r["step"]) for r in rows] == [128, 256]
     _, record = load_policy(tmp_path / "model.pt")
     assert record["game"] == env_id and record["timesteps"] == 256 and record["settings"]["num_steps"] == 32
