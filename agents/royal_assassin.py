@@ -89,7 +89,7 @@ class RoyalAssassinHeuristic:
     def action_scores(self, observation, action_mask) -> np.ndarray:
         """Each action's judgement (higher is better; a win now is +inf), -inf for the illegal ones: the
         numbers ``act`` takes the best of, which a learner can be taught as well as the choice."""
-        scores = np.full(NUM_ACTIONS, -np.inf)
+        scores = np.empty(NUM_ACTIONS)
         fill_scores(np.asarray(observation, dtype=np.float32), np.asarray(action_mask, dtype=bool), self._weights(),
                     self.lookahead, scores)
         return scores
@@ -102,14 +102,14 @@ def fill_choices(observations, masks, weights, lookahead, choices):
     """``choices[i]``: the first best legal action of row i (``act``)."""
     scores = np.empty(NUM_ACTIONS)
     for i in range(len(masks)):
-        scores[:] = -np.inf
         fill_scores(observations[i], masks[i], weights, lookahead, scores)
         choices[i] = np.argmax(scores)  # the illegal actions are -inf, every legal one more
 
 
 @compiled
 def fill_scores(obs, mask, weights, lookahead, scores):
-    """``scores`` of the legal actions of the game ``obs`` shows (``action_scores``)."""
+    """``scores`` of the actions of the game ``obs`` shows (``action_scores``): -inf for the illegal ones."""
+    scores[:] = -np.inf
     seen = np.empty(_SIZE, dtype=np.int64)
     fill_seen_game(obs, seen)
     unseen = np.flatnonzero(obs[_UNSEEN] > 0)
@@ -120,7 +120,6 @@ def fill_scores(obs, mask, weights, lookahead, scores):
     ahead = lookahead and len(unseen) > 0
     for action in range(NUM_ACTIONS):
         if mask[action]:
-            scores[action] = -np.inf
             for end in endings(seen, action):
                 value = expect(end, unseen, supply, weights) if ahead else judge(end, supply, weights)
                 scores[action] = max(scores[action], value)

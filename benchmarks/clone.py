@@ -65,21 +65,19 @@ def collect(env_id: str, teacher, episodes: int, seed: int = 0, gamma: float = 0
 
 def _collect_in_workers(env_id, teacher, episodes, seed, gamma, env_kwargs, progress, workers) -> dict:
     size = -(-episodes // (workers * 4))  # a few chunks a worker, so that one slow chunk does not hold the rest up
-    firsts = range(seed, seed + episodes, size)
+    chunks = {first: min(size, seed + episodes - first) for first in range(seed, seed + episodes, size)}
     bar = tqdm(total=episodes, desc=f"teacher on {env_id}", unit="ep", disable=not progress)
     parts = {}
     with ProcessPoolExecutor(max_workers=workers, mp_context=worker_context()) as pool:
-        futures = {pool.submit(collect, env_id, teacher, min(size, seed + episodes - first), first, gamma,
-                               env_kwargs, False): first for first in firsts}
+        futures = {pool.submit(collect, env_id, teacher, count, first, gamma, env_kwargs, False): first
+                   for first, count in chunks.items()}
         for future in as_completed(futures):
-            parts[futures[future]] = part = future.result()
-            bar.update(min(size, seed + episodes - futures[future]))
+            parts[futures[future]] = future.result()
+            bar.update(chunks[futures[future]])
     bar.close()
-    parts = [parts[first] for first in firsts]
-    wins = sum(part["win_rate"] * min(size, seed + episodes - first) for first, part in zip(firsts, parts))
-    return {**{key: np.concatenate([part[key] for part in parts]) for key in ("observations", "masks", "actions",
-                                                                            "returns")},
-            "win_rate": round(wins) / episodes}
+    wins = sum(round(parts[first]["win_rate"] * count) for first, count in chunks.items())
+    return {**{key: np.concatenate([parts[first][key] for first in chunks])
+               for key in ("observations", "masks", "actions", "returns")}, "win_rate": wins / episodes}
 
 
 def shown(rules, mode: str, observations: list, rows: int = 256) -> np.ndarray:
