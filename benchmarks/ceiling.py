@@ -31,8 +31,8 @@ import json
 import os
 import statistics
 import time
-from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
 import gymnasium as gym
@@ -40,7 +40,7 @@ import numpy as np
 from tqdm import tqdm
 
 from ..envs import game_id, game_name
-from .evaluate import wilson_interval, worker_context
+from .evaluate import in_workers, wilson_interval
 from .solver import BEAM_ONLY, LOST, SOLITAIRES, UNKNOWN, WON, Solver, rules_of
 
 SHIPPED = Path(__file__).parent / "ceilings"
@@ -229,18 +229,13 @@ def ceiling(game: str, deals: int = 100, seed: int = 0, budget: float = DEFAULT_
     started = time.perf_counter()
     verdicts = []
     bar = tqdm(total=deals, desc=f"ceiling of {game_id(game)}", unit="deal", disable=not progress)
-    if workers == 1:
-        for chunk in chunks:
-            verdicts += solve_deals(game, chunk, budget)
-            bar.update(len(chunk))
-            bar.set_postfix(won=sum(v["verdict"] == WON for v in verdicts))
-    else:
-        with ProcessPoolExecutor(max_workers=workers, mp_context=worker_context()) as pool:
-            futures = [pool.submit(solve_deals, game, chunk, budget) for chunk in chunks]
-            for future in as_completed(futures):
-                verdicts += future.result()
-                bar.update(len(future.result()))
-                bar.set_postfix(won=sum(v["verdict"] == WON for v in verdicts))
+
+    def solved(chunk, found):
+        verdicts.extend(found)
+        bar.update(len(found))
+        bar.set_postfix(won=sum(v["verdict"] == WON for v in verdicts))
+
+    in_workers(partial(solve_deals, game, budget=budget), chunks, workers, solved)
     bar.close()
     verdicts.sort(key=lambda v: v["deal"])
     return Ceiling(game, seed, budget, verdicts, time.perf_counter() - started, workers)

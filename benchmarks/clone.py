@@ -10,7 +10,7 @@ that reinforcement learning starts from the teacher's play instead of from a uni
 
 from __future__ import annotations
 
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from functools import partial
 
 import gymnasium as gym
 import numpy as np
@@ -20,7 +20,7 @@ from tqdm import tqdm
 
 from ..agents.ppo import MaskedPolicy
 from ..envs.core.env import observation_size, with_features
-from .evaluate import worker_context
+from .evaluate import in_workers
 
 
 def collect(env_id: str, teacher, episodes: int, seed: int = 0, gamma: float = 0.99, env_kwargs: dict | None = None,
@@ -65,19 +65,19 @@ def collect(env_id: str, teacher, episodes: int, seed: int = 0, gamma: float = 0
 
 def _collect_in_workers(env_id, teacher, episodes, seed, gamma, env_kwargs, progress, workers) -> dict:
     size = -(-episodes // (workers * 4))  # a few chunks a worker, so that one slow chunk does not hold the rest up
-    chunks = {first: min(size, seed + episodes - first) for first in range(seed, seed + episodes, size)}
+    chunks = [(first, min(size, seed + episodes - first)) for first in range(seed, seed + episodes, size)]
     bar = tqdm(total=episodes, desc=f"teacher on {env_id}", unit="ep", disable=not progress)
-    parts = {}
-    with ProcessPoolExecutor(max_workers=workers, mp_context=worker_context()) as pool:
-        futures = {pool.submit(collect, env_id, teacher, count, first, gamma, env_kwargs, False): first
-                   for first, count in chunks.items()}
-        for future in as_completed(futures):
-            parts[futures[future]] = future.result()
-            bar.update(chunks[futures[future]])
+    parts = in_workers(partial(_collect_chunk, env_id, teacher, gamma, env_kwargs), chunks, workers,
+                       lambda chunk, _: bar.update(chunk[1]))
     bar.close()
-    wins = sum(round(parts[first]["win_rate"] * count) for first, count in chunks.items())
-    return {**{key: np.concatenate([parts[first][key] for first in chunks])
+    wins = sum(round(part["win_rate"] * count) for part, (_, count) in zip(parts, chunks))
+    return {**{key: np.concatenate([part[key] for part in parts])
                for key in ("observations", "masks", "actions", "returns")}, "win_rate": wins / episodes}
+
+
+def _collect_chunk(env_id, teacher, gamma, env_kwargs, chunk) -> dict:
+    first, count = chunk
+    return collect(env_id, teacher, count, first, gamma, env_kwargs, progress=False)
 
 
 def shown(rules, mode: str, observations: list, rows: int = 256) -> np.ndarray:

@@ -16,6 +16,7 @@ import os
 import sys
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import asdict, dataclass, field
+from functools import partial
 
 import gymnasium as gym
 import numpy as np
@@ -142,6 +143,28 @@ def worker_context():
     return multiprocessing.get_context("fork") if "fork" in multiprocessing.get_all_start_methods() else None
 
 
+def in_workers(function, chunks: list, workers: int, on_result=None) -> list:
+    """``function(chunk)`` for each of ``chunks`` on ``workers`` processes (in this one for a single worker or
+    chunk); the results in the order of ``chunks``. ``on_result(chunk, result)`` is called as each comes in (a
+    progress bar). ``function`` and the chunks go to the workers by pickle: a module's function, or a
+    ``functools.partial`` of one."""
+    results = [None] * len(chunks)
+    if workers == 1 or len(chunks) == 1:
+        for i, chunk in enumerate(chunks):
+            results[i] = function(chunk)
+            if on_result is not None:
+                on_result(chunk, results[i])
+        return results
+    with ProcessPoolExecutor(max_workers=min(workers, len(chunks)), mp_context=worker_context()) as pool:
+        futures = {pool.submit(function, chunk): i for i, chunk in enumerate(chunks)}
+        for future in as_completed(futures):
+            i = futures[future]
+            results[i] = future.result()
+            if on_result is not None:
+                on_result(chunks[i], results[i])
+    return results
+
+
 BACKENDS = ("local", "ray")
 
 
@@ -202,7 +225,6 @@ def evaluate(game: str, agent="random", episodes: int = 100, seed: int = 0, work
     runs = [(seed + i, i % players if multiplayer else None) for i in range(episodes)]
     size = max(1, episodes // (workers * 8))
     chunks = [runs[i:i + size] for i in range(0, episodes, size)]
-    results = []
     bar = tqdm(total=episodes, desc=f"{_agent_name(agent)} on {env_id}", disable=not progress, unit="ep")
 
     def done(count: int) -> None:
@@ -212,16 +234,10 @@ def evaluate(game: str, agent="random", episodes: int = 100, seed: int = 0, work
 
     if backend == "ray":
         results = tasks.play_chunks(_play_chunk, env_id, env_kwargs, agent, chunks, done, address)
-    elif workers == 1 or len(chunks) == 1:
-        for chunk in chunks:
-            results.extend(_play_chunk(env_id, env_kwargs, agent, chunk))
-            done(len(chunk))
     else:
-        with ProcessPoolExecutor(max_workers=min(workers, len(chunks)), mp_context=worker_context()) as pool:
-            futures = {pool.submit(_play_chunk, env_id, env_kwargs, agent, chunk): len(chunk) for chunk in chunks}
-            for future in as_completed(futures):
-                results.extend(future.result())
-                done(futures[future])
+        parts = in_workers(partial(_play_chunk, env_id, env_kwargs, agent), chunks, workers,
+                           lambda chunk, _: done(len(chunk)))
+        results = [result for part in parts for result in part]
     bar.close()
     results.sort()  # by seed, so sums do not depend on which worker finished first
     if record is not None:
