@@ -7,7 +7,7 @@ import pytest
 
 from tabletop_gym.agents import RandomAgent
 from tabletop_gym.benchmarks import cli
-from tabletop_gym.benchmarks.evaluate import evaluate, wilson_interval
+from tabletop_gym.benchmarks.evaluate import evaluate, in_workers, wilson_interval
 
 
 @pytest.mark.parametrize("wins, n, low, high", [
@@ -19,6 +19,15 @@ from tabletop_gym.benchmarks.evaluate import evaluate, wilson_interval
 def test_wilson_interval_known_values(wins, n, low, high):
     got = wilson_interval(wins, n)
     assert got[0] == pytest.approx(low, abs=1e-4) and got[1] == pytest.approx(high, abs=1e-4)
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_in_workers_returns_each_chunks_result_in_the_chunks_order(workers):
+    chunks = [9, 3, 7, 1, 5]
+    seen = []
+    got = in_workers(math.factorial, chunks, workers, lambda chunk, result: seen.append((chunk, result)))
+    assert got == [362880, 6, 5040, 1, 120]
+    assert sorted(seen) == sorted(zip(chunks, got))
 
 
 def test_evaluate_is_reproducible_and_independent_of_workers():
