@@ -17,9 +17,10 @@ AGENTS = {
     "greedy": "Splendor's greedy player (the same as its heuristic)",
     "search": "flat Monte Carlo over determinized deals, with the heuristic finishing each playout",
     "ppo": "the game's learned policy that ships in agents/models/ (numpy only; how it was trained is in its record)",
-    "search-ppo": "the search agent with the game's learned policy as its prior and as the policy of its playouts",
+    "search-ppo": "the search agent on the game's learned policy: its prior and playout policy, or (Dead Center, "
+                  "One Card Dungeon) the namer of the actions worth searching",
     "ppo:<path>": "a saved policy: policy.npz or model.pt (tabletop-gym train), or a MaskablePPO model.zip (--algo sb3)",
-    "search-ppo:<path>": "the search agent with a saved policy (policy.npz or model.pt) as its prior and playout policy",
+    "search-ppo:<path>": "the search agent on a saved policy (policy.npz or model.pt), in the roles search-ppo gives it",
 }
 
 # Each game's heuristic: (module in agents/, class).
@@ -50,11 +51,19 @@ SEARCH = {
     "splendor": {"simulations": 16},
 }
 
-# What the search agent on a learned policy (search-ppo) changes of those settings. Splendor has some 25 legal actions a
-# decision, so 16 playouts give each only 2 sampled worlds, too few to overrule a strong policy without adding noise;
-# its policy names the few actions worth searching instead, each searched on 8 worlds.
+# What the search agent on a learned policy (search-ppo) changes of those settings, and the roles the policy takes
+# (``learned_roles``: by default the prior and the playout policy, in place of the heuristic). Splendor has some 25
+# legal actions a decision, so 16 playouts give each only 2 sampled worlds, too few to overrule a strong policy
+# without adding noise; its policy names the few actions worth searching instead, each searched on 8 worlds.
+# Dead Center's and One Card Dungeon's policies play far worse than their heuristics (a fifth of Dead Center's deals
+# against three fifths; 4 levels against 9), so there the policy only names the actions worth searching, the
+# heuristic's choice among them, and the heuristic finishes the playouts: on Dead Center the policy's two likeliest
+# others, each searched on a third of the 256 playouts; on One Card Dungeon its five likeliest others where a
+# decision has more than six legal actions (too many to search otherwise), each searched on 8 of the 48.
 LEARNED_SEARCH = {
     "splendor": {"simulations": 32, "candidates": 4},
+    "dead_center": {"candidates": 3, "learned_roles": ("proposer",)},
+    "one_card_dungeon": {"candidates": 6, "learned_roles": ("proposer",)},
 }
 
 
@@ -103,19 +112,26 @@ def make_agent(name: str, game: str | None = None, seed: int | None = None) -> A
 
 
 def search_agent(game: str, seed: int | None = None, learned=None):
-    """The game's search agent (``SEARCH``); with ``learned`` (a policy agent that has ``act_batch``), that
-    policy is both its prior and the policy of its playouts, in place of the heuristic (``LEARNED_SEARCH``
-    changes some settings then)."""
+    """The game's search agent (``SEARCH``); with ``learned`` (a policy agent that has ``act_batch`` and
+    ``probabilities``), the search agent on that policy: the roles it takes and the settings it changes are the
+    game's ``LEARNED_SEARCH``."""
     from .search import SearchAgent
 
     settings = dict(SEARCH[short_name(game)])
     rollout_options = settings.pop("rollout_options", {})
     settings = _named_horizon(short_name(game), settings)
+    roles = ()
     if learned is not None:
         settings.update(LEARNED_SEARCH.get(short_name(game), {}))
-        return SearchAgent(rollout=learned, prior=learned, seed=seed, **settings)
-    prior = heuristic(game) if rollout_options else None  # None: the rollout policy's choice stands
-    return SearchAgent(rollout=heuristic(game, **rollout_options), prior=prior, seed=seed, **settings)
+        roles = settings.pop("learned_roles", ("prior", "rollout"))
+    rollout = learned if "rollout" in roles else heuristic(game, **rollout_options)
+    prior = None  # the rollout policy's choice stands
+    if "prior" in roles:
+        prior = learned
+    elif rollout_options:  # a quicker heuristic plays out: the full one's choice stands
+        prior = heuristic(game)
+    proposer = learned if "proposer" in roles else None  # None: the prior names any candidates
+    return SearchAgent(rollout=rollout, prior=prior, proposer=proposer, seed=seed, **settings)
 
 
 def _named_horizon(game: str, settings: dict) -> dict:

@@ -21,9 +21,11 @@ The policy whose choice is kept (``prior``) need not be the one that finishes th
 whose heuristic thinks a card ahead (and is ten times slower for it) can keep that heuristic's choices
 while a faster player finishes the playouts, buying many more sampled worlds for the same time.
 
-A prior that rates every action (a learned policy's ``probabilities``) can also name the few worth searching
-(``candidates``): where a decision has dozens of legal actions, a budget spread over all of them gives each too few
-worlds to tell them apart, and the differences found are mostly noise.
+A policy that rates every action (a learned policy's ``probabilities``) can also name the few worth searching
+(``candidates``): where a decision has many legal actions, a budget spread over all of them gives each too few
+worlds to tell them apart, and the differences found are mostly noise. That policy (``proposer``) is the prior by
+default, but need not be: a learned policy can name the candidates while the heuristic's choice stands among them
+and the heuristic finishes the playouts.
 """
 
 from __future__ import annotations
@@ -80,9 +82,9 @@ class SearchAgent:
     have no horizon, so a search with one plays its worlds one at a time).
     ``min_worlds``: a decision whose budget gives each action fewer sampled worlds than this keeps the
     prior's choice (two worlds cannot tell actions apart); None searches every decision, on 2 worlds or more.
-    ``candidates``: search only the prior's this many most likely actions (its choice always among them), so that
-    each gets more of the budget's worlds; the prior must have ``probabilities(observations, masks)`` (a learned
-    policy does). None searches every legal action.
+    ``candidates``: search only this many actions, the prior's choice and those ``proposer`` (the prior when None)
+    finds likeliest, so that each gets more of the budget's worlds; the proposer must have
+    ``probabilities(observations, masks)`` (a learned policy does). None searches every legal action.
     Call ``attach(env)`` with the env the agent plays in before the episode (``evaluate`` does).
     """
 
@@ -90,15 +92,17 @@ class SearchAgent:
 
     def __init__(self, simulations: int = 64, rollout=None, score_weight: float = 0.001, margin: float = 1.0,
                  seed=None, max_rollout_steps: int = 10_000, prior=None, horizon=None, min_worlds: int | None = None,
-                 candidates: int | None = None):
+                 candidates: int | None = None, proposer=None):
         rollout = rollout if rollout is not None else RandomAgent()
         prior = prior if prior is not None else rollout
+        proposer = proposer if proposer is not None else prior
         if simulations < 1:
             raise ValueError(f"simulations must be at least 1, got {simulations}")
         if candidates is not None and candidates < 2:
             raise ValueError(f"candidates must be at least 2 (one action is no search), got {candidates}")
-        if candidates is not None and not callable(getattr(prior, "probabilities", None)):
-            raise ValueError("candidates needs a prior with probabilities(observations, masks), such as a PolicyAgent")
+        if candidates is not None and not callable(getattr(proposer, "probabilities", None)):
+            raise ValueError("candidates needs a proposer (or else a prior) with probabilities(observations, masks), "
+                             "such as a PolicyAgent")
         self.simulations = simulations
         self.rollout = rollout
         self.prior = prior
@@ -108,6 +112,7 @@ class SearchAgent:
         self.horizon = horizon
         self.min_worlds = min_worlds
         self.candidates = candidates
+        self.proposer = proposer
         self.rng = np.random.default_rng(seed)
         self.env = None
         self._vector_class = None
@@ -151,8 +156,8 @@ class SearchAgent:
         return self._choose(legal, values, default)
 
     def _likeliest(self, observation, action_mask, legal: np.ndarray, default: int) -> np.ndarray:
-        """The prior's ``candidates`` most likely legal actions, in action order, its own choice among them."""
-        probabilities = self.prior.probabilities(np.asarray(observation)[None], np.asarray(action_mask)[None])[0]
+        """The proposer's ``candidates`` most likely legal actions, in action order, the prior's choice among them."""
+        probabilities = self.proposer.probabilities(np.asarray(observation)[None], np.asarray(action_mask)[None])[0]
         ranked = [int(a) for a in legal[np.argsort(-probabilities[legal], kind="stable")] if a != default]
         chosen = [default] if default in legal else []
         return np.sort(np.array(chosen + ranked[: self.candidates - len(chosen)]))

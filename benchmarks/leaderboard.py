@@ -27,8 +27,8 @@ from . import ceiling
 from .evaluate import EvalResult, evaluate
 from .solver import SOLITAIRES, UNKNOWN, WON
 
-# The default rows. ``search-ppo`` (the search agent on the learned policy) is left to --agents: its playouts call
-# the network at every step: seconds a game on Royal Assassin and Splendor, tens of seconds on Dead Center.
+# The default rows. ``search-ppo`` (the search agent on the learned policy) is left to --agents: where its playouts
+# call the network at every step, it takes seconds a game (Royal Assassin, Splendor, One Card Dungeon).
 AGENT_ORDER = ("random", "heuristic", "search", "ppo")
 LEARNED = ("ppo", "search-ppo")  # the rows that play a learned policy: the game's shipped one, or --ppo's
 SPLENDOR_OPPONENTS = ("random", "greedy")
@@ -254,8 +254,8 @@ def markdown(results: list, seed: int, notes: list | None = None) -> str:
                      f"| {100 * r.win_rate:.1f}% | {100 * r.win_low:.1f}–{100 * r.win_high:.1f}% "
                      f"| {r.mean_score:.2f} | {r.mean_length:.1f} | {share} | {lost} |")
     if notes:
-        lines += ["", "The learned rows (ppo, and search-ppo: the search agent with that policy as its prior and "
-                      "playout policy):", "", *notes]
+        lines += ["", "The learned rows (ppo, and search-ppo: the search agent on that policy, its prior and "
+                      "playout policy or the namer of the actions worth searching):", "", *notes]
     return "\n".join(lines) + "\n"
 
 

@@ -5,7 +5,7 @@ import gymnasium as gym
 import numpy as np
 import pytest
 
-from tabletop_gym.agents import AGENTS, committed_model, heuristic, make_agent
+from tabletop_gym.agents import AGENTS, PolicyAgent, committed_model, heuristic, make_agent
 from tabletop_gym.agents.search import SearchAgent
 from tabletop_gym.envs import GAMES
 
@@ -149,6 +149,34 @@ def test_candidates_searches_the_priors_likeliest_actions_and_its_choice_on_more
     assert action in searched
 
 
+def test_a_proposer_names_the_candidates_and_the_priors_choice_stays_among_them():
+    env = gym.make(GAMES["splendor"][0]).unwrapped
+    obs, info = env.reset(seed=0)
+    legal = np.flatnonzero(info["action_mask"])
+    prior = heuristic("splendor")
+    choice = prior.act(obs, info["action_mask"])
+    agent = Watched(simulations=12, rollout=make_agent("random", seed=0), prior=prior, proposer=PrefersHigh(), seed=0,
+                    candidates=3, max_rollout_steps=5)
+    agent.attach(env)
+    agent.act(obs, info["action_mask"])
+    searched, shape = agent.searched
+    # The prior's choice, and the proposer's likeliest others (the highest), each on 12 // 3 worlds.
+    likeliest = [int(a) for a in legal[::-1] if a != choice][:2]
+    assert searched.tolist() == sorted([choice] + likeliest) and shape == (4, 3)
+
+
+@pytest.mark.parametrize("game, candidates", [("dead_center", 3), ("one_card_dungeon", 6)])
+def test_search_ppo_keeps_the_heuristic_and_lets_the_policy_name_the_candidates(game, candidates):
+    agent = make_agent("search-ppo", game, seed=0)
+    search = make_agent("search", game, seed=0)
+    assert isinstance(agent.proposer, PolicyAgent) and agent.candidates == candidates
+    assert type(agent.prior) is type(search.prior) and type(agent.rollout) is type(search.rollout)
+    # Dead Center's playouts are finished by the heuristic without its look-ahead, in both.
+    assert getattr(agent.rollout, "lookahead", None) == getattr(search.rollout, "lookahead", None)
+    assert (agent.simulations, agent.min_worlds, agent.horizon) == (search.simulations, search.min_worlds, search.horizon)
+    assert search.candidates is None and search.proposer is search.prior
+
+
 def test_splendors_search_ppo_searches_its_policys_likeliest_actions():
     agent = make_agent("search-ppo", "splendor", seed=0)
     assert agent.prior is agent.rollout and agent.candidates == 4 and agent.simulations == 32
@@ -172,6 +200,8 @@ def test_search_ppo_on_a_saved_policy_searches_with_it():
 def test_candidates_needs_a_prior_that_rates_actions_and_two_or_more():
     with pytest.raises(ValueError, match="probabilities"):
         SearchAgent(prior=heuristic("splendor"), candidates=3)
+    with pytest.raises(ValueError, match="proposer"):
+        SearchAgent(prior=PrefersHigh(), proposer=heuristic("splendor"), candidates=3)
     with pytest.raises(ValueError, match="at least 2"):
         SearchAgent(prior=PrefersHigh(), candidates=1)
 
