@@ -321,6 +321,8 @@ def _plain_size(env_id, env_kwargs, algo) -> int:
 def _cloned_policy(env_id, env, start, episodes, seed, settings, env_kwargs, progress, workers=None):
     """A policy that plays as the agent ``start`` does, learnt from its games (deals the evaluation never sees),
     played by ``workers`` processes (default: one per CPU)."""
+    import torch
+
     from ..agents import make_agent
     from ..agents.ppo import MaskedPolicy
     from .clone import collect, fit
@@ -329,6 +331,10 @@ def _cloned_policy(env_id, env, start, episodes, seed, settings, env_kwargs, pro
     data = collect(env_id, teacher, episodes, seed=20_000_000 + seed, gamma=settings.gamma, env_kwargs=env_kwargs,
                    progress=progress, workers=workers or os.cpu_count() or 1)
     space = env.observation_space
+    # The first weights come from the seed too, and on one thread as the fit and PPO run (the orthogonal
+    # initialisation's factorisation differs in its last bits with the thread count): one seed, one policy.
+    torch.manual_seed(seed)
+    torch.set_num_threads(1)
     policy = MaskedPolicy(int(np.prod(space.shape)), int(env.action_space.n), settings.hidden, space.high,
                           settings.action_fields, read_from=settings.read_from)
     env.close()

@@ -216,6 +216,21 @@ def test_train_can_start_from_a_cloned_heuristic(tmp_path):
         train("dead_center", timesteps=64, algo="sb3", start="heuristic", out=str(tmp_path / "x"))
 
 
+def test_a_run_from_a_cloned_start_is_reproduced_by_its_seed(tmp_path):
+    """The documented commands are reproducible: the clone's first weights come from the seed too, not from
+    whatever torch's generator held before."""
+    from tabletop_gym.benchmarks.train import train
+
+    def weights(folder, seed):
+        train("royal_assassin", timesteps=256, n_envs=4, out=str(tmp_path / folder), eval_episodes=2, workers=1,
+              progress=False, start="heuristic", start_episodes=3, seed=seed, env_kwargs={"observation": "actions"})
+        return load_policy(tmp_path / folder / "model.pt")[0].state_dict()
+
+    first, again, other = weights("a", 3), weights("b", 3), weights("c", 4)
+    assert all(torch.equal(first[key], again[key]) for key in first)
+    assert not all(torch.equal(first[key], other[key]) for key in first)
+
+
 def test_train_can_start_from_the_search_on_a_saved_policy(tmp_path):
     """One step of expert iteration: the clone learns the games of the search agent on a policy file."""
     import json
