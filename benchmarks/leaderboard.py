@@ -28,7 +28,8 @@ from .evaluate import EvalResult, evaluate
 from .solver import SOLITAIRES, UNKNOWN, WON
 
 # The default rows. ``search-ppo`` (the search agent on the learned policy) is left to --agents: where its playouts
-# call the network at every step, it takes seconds a game (Royal Assassin, Splendor, One Card Dungeon).
+# call the network at every step it takes seconds a game (Royal Assassin, Splendor), and on One Card Dungeon, where
+# the policy only names what to search, tens of seconds as the search agent does.
 AGENT_ORDER = ("random", "heuristic", "search", "ppo")
 LEARNED = ("ppo", "search-ppo")  # the rows that play a learned policy: the game's shipped one, or --ppo's
 SPLENDOR_OPPONENTS = ("random", "greedy")
