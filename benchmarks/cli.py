@@ -199,6 +199,12 @@ def cmd_report(args) -> None:
     report(args.game, args.record, verdicts=args.verdicts, agent=args.agent, deal=args.deal)
 
 
+def cmd_compare(args) -> None:
+    from .compare import main as compare
+
+    compare(args.first, args.second)
+
+
 def cmd_curves(args) -> None:
     from .curves import main as curves
 
@@ -378,6 +384,12 @@ def build_parser() -> argparse.ArgumentParser:
                            help="the agent of the record: replays its game on --deal beside the winning line")
     reporting.add_argument("--deal", type=int, default=None,
                            help="with --agent: the deal to replay (default: the first winnable deal it lost)")
+
+    comparing = command("compare", "two eval --record files deal by deal: the deals won by one agent alone and by "
+                                   "the other alone, with a sign test, and the scores' mean difference", cmd_compare)
+    comparing.add_argument("first", help="the JSON lines file of tabletop-gym eval --record (several, "
+                                         "comma-separated: one evaluation run in pieces)")
+    comparing.add_argument("second", help="the other agent's, on the same deals (the same --seed)")
 
     curving = command("curves", "learning curves of several training runs, by game: the mean over seeds and the "
                                 "spread (needs the rl extra)", cmd_curves)

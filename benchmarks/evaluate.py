@@ -120,10 +120,38 @@ def _play_chunk(env_id: str, env_kwargs: dict, agent, episodes: list) -> list[tu
     return results
 
 
+RECORD_FIELDS = ("seed", "seat", "won", "score", "length")
+
+
 def _write_record(path: str, results: list) -> None:
     with open(path, "w") as out:
-        for seed, seat, won, score, length in results:
-            out.write(json.dumps({"seed": seed, "seat": seat, "won": won, "score": score, "length": length}) + "\n")
+        for result in results:
+            out.write(json.dumps(dict(zip(RECORD_FIELDS, result))) + "\n")
+
+
+def read_record(path: str) -> list[dict]:
+    """The episodes of an ``evaluate(record=...)`` file (``eval --record``), one dict each; a file that is not one
+    is a ``ValueError`` that names the line."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            lines = f.readlines()
+    except (OSError, UnicodeDecodeError) as error:
+        raise ValueError(f"{path}: cannot read it as a record ({getattr(error, 'strerror', None) or error})") from None
+    rows = []
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError as error:
+            raise ValueError(f"{path}, line {number}: not JSON ({error.msg})") from None
+        missing = [name for name in RECORD_FIELDS if not isinstance(row, dict) or name not in row]
+        if missing:
+            raise ValueError(f"{path}, line {number}: not an eval --record line (no {', '.join(missing)})")
+        rows.append(row)
+    if not rows:
+        raise ValueError(f"{path} holds no episodes")
+    return rows
 
 
 def _agent_name(agent) -> str:

@@ -11,23 +11,13 @@ and sets its moves beside the winning line, marking the first decision where the
 
 from __future__ import annotations
 
-import json
-
 import gymnasium as gym
 
 from ..agents import make_agent
 from ..envs import game_id
 from .ceiling import Ceiling, check_game, load, shipped
-from .evaluate import play_episode
+from .evaluate import play_episode, read_record
 from .solver import UNKNOWN
-
-
-def read_record(path: str) -> list[dict]:
-    with open(path, encoding="utf-8") as f:
-        rows = [json.loads(line) for line in f if line.strip()]
-    if not rows:
-        raise ValueError(f"{path} holds no episodes")
-    return rows
 
 
 def verdicts_for(game: str, rows: list[dict], path: str | None) -> Ceiling:
