@@ -282,7 +282,9 @@ def build_parser() -> argparse.ArgumentParser:
                             help="splendor: the agent at the other seats (default: greedy); seats rotate")
     evaluation.add_argument("--players", type=int, default=None, help="splendor: 2, 3 or 4 players (default: 2)")
     evaluation.add_argument("--record", default=None, metavar="FILE",
-                            help="write each episode's result here (JSON lines: seed, seat, won, score, length)")
+                            help="write each episode's result here (JSON lines: game, agent, splendor's opponent "
+                                 "and players, seed, seat, won, score, length), to set agents side by side with "
+                                 "compare")
     _backend_options(evaluation)
 
     board = command("leaderboard", "every agent on every game: markdown table and chart", cmd_leaderboard)

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .evaluate import Z_95, read_record, wilson_interval
+from .evaluate import RECORD_TABLE, Z_95, read_record, wilson_interval
 
 
 def sign_test(first_only: int, second_only: int) -> float:
@@ -35,6 +35,19 @@ def sign_test(first_only: int, second_only: int) -> float:
     n = first_only + second_only
     tail = sum(math.comb(n, k) for k in range(min(first_only, second_only) + 1))
     return min(1.0, 2 * tail / 2**n)
+
+
+def table_of(rows: list[dict], name: str) -> tuple:
+    """What the episodes were played at: the game and, for Splendor, the opponent and the number of players (None
+    for what the record does not say); records that mix two are refused."""
+    tables = {tuple(row.get(key) for key in RECORD_TABLE) for row in rows}
+    if len(tables) > 1:
+        raise ValueError(f"{name} mixes episodes of {' and '.join(_said(t) for t in sorted(tables, key=str))}")
+    return tables.pop()
+
+
+def _said(table: tuple) -> str:
+    return ", ".join(f"{key} {value}" for key, value in zip(RECORD_TABLE, table) if value is not None) or "no game"
 
 
 def read_side(spec: str) -> list[dict]:
@@ -50,6 +63,7 @@ def read_side(spec: str) -> list[dict]:
                                  f"a side's records must not overlap")
             seen[key] = path
             rows.append(row)
+    table_of(rows, spec)
     return rows
 
 
@@ -94,7 +108,12 @@ class Comparison:
 
 
 def compare(first: list[dict], second: list[dict], names: tuple = ("first", "second")) -> Comparison:
-    """The two sides' episodes (``read_side``) paired by deal and seat."""
+    """The two sides' episodes (``read_side``) paired by deal and seat; sides played at different tables (another
+    game, opponent or number of players, where their records say) are refused."""
+    tables = table_of(first, names[0]), table_of(second, names[1])
+    if any(a is not None and b is not None and a != b for a, b in zip(*tables)):
+        raise ValueError(f"{names[0]} and {names[1]} did not play the same games: {_said(tables[0])} against "
+                         f"{_said(tables[1])}")
     by_deal = {(row["seed"], row["seat"]): row for row in second}
     keys = sorted(key for key in ((row["seed"], row["seat"]) for row in first) if key in by_deal)
     if not keys:

@@ -121,12 +121,16 @@ def _play_chunk(env_id: str, env_kwargs: dict, agent, episodes: list) -> list[tu
 
 
 RECORD_FIELDS = ("seed", "seat", "won", "score", "length")
+# What every line of a record also names, so that records of different games (or opponents) are not paired.
+RECORD_TABLE = ("game", "opponent", "players")
 
 
-def _write_record(path: str, results: list) -> None:
+def _write_record(path: str, results: list, table: dict) -> None:
+    """One JSON line an episode: ``table`` (game, agent, and for Splendor opponent and players), then the
+    ``RECORD_FIELDS``."""
     with open(path, "w") as out:
         for result in results:
-            out.write(json.dumps(dict(zip(RECORD_FIELDS, result))) + "\n")
+            out.write(json.dumps({**table, **dict(zip(RECORD_FIELDS, result))}) + "\n")
 
 
 def read_record(path: str) -> list[dict]:
@@ -207,8 +211,9 @@ def evaluate(game: str, agent="random", episodes: int = 100, seed: int = 0, work
     For a multi-player game (Splendor), ``opponent`` (a name or an agent object; the env's default when
     None) plays the other seats of ``num_players`` (the env's default when None), and the agent's seat
     rotates with the episode.
-    ``record``: a file to write every episode's result to, one JSON line each in seed order (``seed``, ``seat``,
-    ``won``, ``score``, ``length``), so that two agents can be compared deal by deal.
+    ``record``: a file to write every episode's result to, one JSON line each in seed order (``game``, ``agent``,
+    for Splendor ``opponent`` and ``players``, then ``seed``, ``seat``, ``won``, ``score``, ``length``), so that two
+    agents can be compared deal by deal (``benchmarks/compare.py``).
     ``on_episodes(k)`` is called as episodes finish (k at a time), for a progress display of the caller's.
     ``backend="ray"`` plays the chunks of episodes as Ray tasks (``tabletop_gym.cluster.tasks``) on the cluster at
     ``address`` (or the Ray session of this process, or a new local one), ``workers`` then defaulting to the
@@ -268,8 +273,6 @@ def evaluate(game: str, agent="random", episodes: int = 100, seed: int = 0, work
         results = [result for part in parts for result in part]
     bar.close()
     results.sort()  # by seed, so sums do not depend on which worker finished first
-    if record is not None:
-        _write_record(record, results)
     _, seat, won, score, length = (np.array(column, dtype=float) for column in zip(*results))
     wins = int(won.sum())
     low, high = wilson_interval(wins, episodes)
@@ -278,6 +281,9 @@ def evaluate(game: str, agent="random", episodes: int = 100, seed: int = 0, work
         extras = {"opponent": _agent_name(opponent), "players": players,
                   "seat_win_rates": [float(won[seat == k].mean()) if (seat == k).any() else 0.0
                                      for k in range(players)]}
+    if record is not None:
+        _write_record(record, results, {"game": env_id, "agent": _agent_name(agent),
+                                        **{k: extras[k] for k in ("opponent", "players") if k in extras}})
     return EvalResult(game=env_id, agent=_agent_name(agent), episodes=episodes, wins=wins,
                       win_rate=wins / episodes, win_low=low, win_high=high,
                       mean_score=float(score.mean()), mean_length=float(length.mean()),

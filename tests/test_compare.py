@@ -76,6 +76,23 @@ def test_a_side_may_be_an_evaluation_in_pieces_that_do_not_overlap(tmp_path):
         read_side(f"{low},")
 
 
+def test_records_of_other_games_or_opponents_are_not_paired(tmp_path):
+    def rows(**table):
+        return [{**table, "seed": s, "seat": 0, "won": True, "score": 1, "length": 5} for s in range(3)]
+
+    royal, dead = rows(game="Tabletop/RoyalAssassin-v0"), rows(game="Tabletop/DeadCenter-v0")
+    with pytest.raises(ValueError, match="a and b did not play the same games: game Tabletop/RoyalAssassin-v0 "
+                                         "against game Tabletop/DeadCenter-v0"):
+        compare(royal, dead, names=("a", "b"))
+    greedy = rows(game="Tabletop/Splendor-v0", opponent="greedy", players=2)
+    with pytest.raises(ValueError, match="opponent greedy, players 2 against .* opponent random, players 2"):
+        compare(greedy, rows(game="Tabletop/Splendor-v0", opponent="random", players=2))
+    assert compare(royal, rows()).deals == 3  # a record that does not say its game (an older one) is taken at its word
+    mixed = write(tmp_path / "royal.jsonl", royal), write(tmp_path / "dead.jsonl", [{**r, "seed": 9} for r in dead[:1]])
+    with pytest.raises(ValueError, match="mixes episodes of game Tabletop/DeadCenter-v0 and game Tabletop/Royal"):
+        read_side(",".join(mixed))
+
+
 def test_a_file_that_is_not_a_record_is_refused_with_its_line(tmp_path):
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"seed": 0, "seat": 0, "won": true, "score": 1, "length": 3}\n\nnot json\n')

@@ -7,7 +7,7 @@ import pytest
 
 from tabletop_gym.agents import RandomAgent
 from tabletop_gym.benchmarks import cli
-from tabletop_gym.benchmarks.evaluate import evaluate, in_workers, wilson_interval
+from tabletop_gym.benchmarks.evaluate import RECORD_FIELDS, evaluate, in_workers, wilson_interval
 
 
 @pytest.mark.parametrize("wins, n, low, high", [
@@ -59,7 +59,8 @@ def test_evaluate_records_every_episode_in_seed_order(tmp_path):
     assert [line["seed"] for line in lines] == list(range(5, 25))
     assert sum(line["won"] for line in lines) == result.wins
     assert sum(line["length"] for line in lines) / 20 == pytest.approx(result.mean_length)
-    assert all(set(line) == {"seed", "seat", "won", "score", "length"} for line in lines)
+    assert all(set(line) == {"game", "agent", *RECORD_FIELDS} for line in lines)
+    assert {(line["game"], line["agent"]) for line in lines} == {("Tabletop/RoyalAssassin-v0", "heuristic")}
     # The same deal played again gives the same line: records of two agents can be paired by seed.
     again = tmp_path / "again.jsonl"
     assert cli.main(["eval", "royal_assassin", "--agent", "heuristic", "--episodes", "3", "--seed", "5",
