@@ -43,7 +43,7 @@ def table_of(rows: list[dict], name: str) -> tuple:
     tables = {tuple(row.get(key) for key in RECORD_TABLE) for row in rows}
     if len(tables) > 1:
         raise ValueError(f"{name} mixes episodes of {' and '.join(_said(t) for t in sorted(tables, key=str))}")
-    return tables.pop()
+    return tables.pop() if tables else (None,) * len(RECORD_TABLE)
 
 
 def _said(table: tuple) -> str:

@@ -88,6 +88,8 @@ def test_records_of_other_games_or_opponents_are_not_paired(tmp_path):
     with pytest.raises(ValueError, match="opponent greedy, players 2 against .* opponent random, players 2"):
         compare(greedy, rows(game="Tabletop/Splendor-v0", opponent="random", players=2))
     assert compare(royal, rows()).deals == 3  # a record that does not say its game (an older one) is taken at its word
+    with pytest.raises(ValueError, match="share no deal"):
+        compare([], royal)
     mixed = write(tmp_path / "royal.jsonl", royal), write(tmp_path / "dead.jsonl", [{**r, "seed": 9} for r in dead[:1]])
     with pytest.raises(ValueError, match="mixes episodes of game Tabletop/DeadCenter-v0 and game Tabletop/Royal"):
         read_side(",".join(mixed))
