@@ -37,6 +37,11 @@ def sign_test(first_only: int, second_only: int) -> float:
     return min(1.0, 2 * tail / 2**n)
 
 
+def deal_of(row: dict) -> tuple:
+    """What pairs two records' episodes: the deal's seed, and the agent's seat (0 in a solitaire)."""
+    return row["seed"], row["seat"]
+
+
 def table_of(rows: list[dict], name: str) -> tuple:
     """What the episodes were played at: the game and, for Splendor, the opponent and the number of players (None
     for what the record does not say); records that mix two are refused."""
@@ -57,7 +62,7 @@ def read_side(spec: str) -> list[dict]:
         if not path:
             raise ValueError(f"{spec!r}: an empty name among the comma-separated records")
         for row in read_record(path):
-            key = (row["seed"], row["seat"])
+            key = deal_of(row)
             if key in seen:
                 raise ValueError(f"deal {row['seed']} (seat {row['seat']}) is in {seen[key]} and again in {path}: "
                                  f"a side's records must not overlap")
@@ -114,14 +119,13 @@ def compare(first: list[dict], second: list[dict], names: tuple = ("first", "sec
     if any(a is not None and b is not None and a != b for a, b in zip(*tables)):
         raise ValueError(f"{names[0]} and {names[1]} did not play the same games: {_said(tables[0])} against "
                          f"{_said(tables[1])}")
-    by_deal = {(row["seed"], row["seat"]): row for row in second}
-    keys = sorted(key for key in ((row["seed"], row["seat"]) for row in first) if key in by_deal)
+    mine, theirs = ({deal_of(row): row for row in rows} for rows in (first, second))
+    keys = sorted(mine.keys() & theirs.keys())
     if not keys:
         raise ValueError(f"{names[0]} and {names[1]} share no deal (seed and seat): evaluate both from the same "
                          f"--seed (and, in Splendor, the same number of players)")
-    mine = {(row["seed"], row["seat"]): row for row in first}
     a = [mine[key] for key in keys]
-    b = [by_deal[key] for key in keys]
+    b = [theirs[key] for key in keys]
     won_a = np.array([bool(row["won"]) for row in a])
     won_b = np.array([bool(row["won"]) for row in b])
     score_a = np.array([row["score"] for row in a], dtype=float)
