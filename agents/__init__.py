@@ -19,8 +19,13 @@ AGENTS = {
     "ppo": "the game's learned policy that ships in agents/models/ (numpy only; how it was trained is in its record)",
     "search-ppo": "the search agent on the game's learned policy: its prior and playout policy, or (Dead Center, "
                   "One Card Dungeon) the namer of the actions worth searching",
+    "value": "Royal Assassin's learned value of the tables, played with the heuristic's one-card look-ahead "
+             "(agents/models/value/)",
     "ppo:<path>": "a saved policy: policy.npz or model.pt (tabletop-gym train), or a MaskablePPO model.zip (--algo sb3)",
     "search-ppo:<path>": "the search agent on a saved policy (policy.npz or model.pt), in the roles search-ppo gives it",
+    "search-value": "Royal Assassin's search agent with the value agent's choice standing unless beaten (the quick "
+                    "heuristic finishes the playouts)",
+    "value:<path>": "a saved value (value.npz of tabletop-gym train royal_assassin --algo value)",
 }
 
 # Each game's heuristic: (module in agents/, class).
@@ -92,6 +97,10 @@ def make_agent(name: str, game: str | None = None, seed: int | None = None) -> A
         if game is None:
             raise ValueError("the search agent depends on the game: name one")
         return search_agent(game, seed, saved_policy(key[len("search-ppo:"):]))
+    if lowered.startswith("value:") or lowered == "value":
+        return value_agent(game, key[6:] or None)
+    if lowered == "search-value":
+        return search_agent(game, seed, value_agent(game), roles=("prior",))
     if lowered.startswith("rllib:"):
         from ..cluster.rllib import RLlibAgent  # needs the ray extra
 
@@ -111,17 +120,28 @@ def make_agent(name: str, game: str | None = None, seed: int | None = None) -> A
     return search_agent(game, seed, learned)
 
 
-def search_agent(game: str, seed: int | None = None, learned=None):
+def value_agent(game: str | None, path: str | None = None):
+    """Royal Assassin's value agent: the value that ships, or the one saved at ``path``."""
+    if game is None or short_name(game) != "royal_assassin":
+        raise ValueError(f"the value agent plays royal_assassin only{f', not {game}' if game else ': name it'}")
+    from .royal_assassin import RoyalAssassinValueAgent
+
+    return RoyalAssassinValueAgent(path)
+
+
+def search_agent(game: str, seed: int | None = None, learned=None, roles: tuple | None = None):
     """The game's search agent (``SEARCH``); with ``learned`` (a policy agent that has ``act_batch`` and
     ``probabilities``), the search agent on that policy: the roles it takes and the settings it changes are the
-    game's ``LEARNED_SEARCH``."""
+    game's ``LEARNED_SEARCH``, or the ``roles`` given (``prior``, ``rollout``, ``proposer``) with ``SEARCH``'s
+    settings."""
     from .search import SearchAgent
 
     settings = dict(SEARCH[short_name(game)])
     rollout_options = settings.pop("rollout_options", {})
     settings = _named_horizon(short_name(game), settings)
-    roles = ()
-    if learned is not None:
+    if learned is None:
+        roles = ()
+    elif roles is None:
         settings.update(LEARNED_SEARCH.get(short_name(game), {}))
         roles = settings.pop("learned_roles", ("prior", "rollout"))
     rollout = learned if "rollout" in roles else heuristic(game, **rollout_options)
@@ -152,4 +172,4 @@ def saved_policy(path: str, seed: int | None = None):
 
 
 __all__ = ["Agent", "RandomAgent", "PolicyAgent", "AGENTS", "HEURISTICS", "SEARCH", "LEARNED_SEARCH", "make_agent",
-           "heuristic", "short_name", "committed_model", "saved_policy", "search_agent"]
+           "heuristic", "short_name", "committed_model", "saved_policy", "search_agent", "value_agent"]

@@ -38,12 +38,10 @@ class PolicyNetwork:
     (``policy_arrays``), or a path to one."""
 
     def __init__(self, arrays):
-        if not isinstance(arrays, dict):
-            with np.load(arrays, allow_pickle=False) as saved:
-                arrays = {key: saved[key] for key in saved.files}
+        arrays = saved_arrays(arrays)
         self.obs_scale = arrays["obs_scale"].astype(np.float32)
-        self.layers = _layers(arrays, "")
-        self.scorer = _layers(arrays, "score_")
+        self.layers = mlp_layers(arrays, "")
+        self.scorer = mlp_layers(arrays, "score_")
         self.action_fields = int(arrays["action_fields"]) if "action_fields" in arrays else 0
         self.read_from = int(arrays["read_from"]) if "read_from" in arrays else 0
         self.record = json.loads(str(arrays["record"]))
@@ -56,23 +54,49 @@ class PolicyNetwork:
         x = np.asarray(observations, dtype=np.float32).reshape(-1, self.obs_size) * self.obs_scale
         masks = np.asarray(masks, dtype=bool).reshape(len(x), self.num_actions)
         if not self.action_fields:
-            return np.where(masks, _forward(self.layers, x[:, self.read_from:]), -1e9)
-        summary = np.tanh(_forward(self.layers, x[:, self.read_from:self.table_size]))
+            return np.where(masks, mlp_forward(self.layers, x[:, self.read_from:]), -1e9)
+        summary = np.tanh(mlp_forward(self.layers, x[:, self.read_from:self.table_size]))
         fields = x[:, self.table_size:].reshape(len(x), self.num_actions, self.action_fields)
         rows, actions = np.nonzero(masks)  # the legal actions alone are scored
         logits = np.full(masks.shape, -1e9, dtype=np.float32)
-        logits[rows, actions] = _forward(self.scorer, np.concatenate([summary[rows], fields[rows, actions]],
+        logits[rows, actions] = mlp_forward(self.scorer, np.concatenate([summary[rows], fields[rows, actions]],
                                                                      axis=-1))[:, 0]
         return logits
 
 
-def _layers(arrays: dict, prefix: str) -> list:
+def saved_arrays(arrays) -> dict:
+    """The arrays of a saved ``.npz`` file given by its path (or already loaded: returned as they are)."""
+    if isinstance(arrays, dict):
+        return arrays
+    with np.load(arrays, allow_pickle=False) as saved:
+        return {key: saved[key] for key in saved.files}
+
+
+class ValueNetwork:
+    """A learned value played with numpy: the chance of a win from the fields describing a position, an MLP saved
+    as a policy's layers are (``weight_0``, ``bias_0``, ...; tanh between layers) with a sigmoid after its one
+    output, and ``record`` (how it was trained). ``arrays`` are a saved file's, or a path to one."""
+
+    def __init__(self, arrays):
+        arrays = saved_arrays(arrays)
+        self.layers = mlp_layers(arrays)
+        self.record = json.loads(str(arrays["record"]))
+        self.field_count = self.layers[0][0].shape[1]
+
+    def __call__(self, fields: np.ndarray) -> np.ndarray:
+        """The value of each row of ``fields`` (rows, ``field_count``), in [0, 1]."""
+        z = mlp_forward(self.layers, np.asarray(fields, dtype=np.float32))[:, 0]
+        return 1 / (1 + np.exp(-z))
+
+
+def mlp_layers(arrays: dict, prefix: str = "") -> list:
+    """The (weight, bias) pairs of a saved MLP, in order: ``{prefix}weight_0``, ``{prefix}bias_0``, ..."""
     count = sum(1 for key in arrays if key.startswith(prefix + "weight_"))
     return [(arrays[f"{prefix}weight_{i}"].astype(np.float32), arrays[f"{prefix}bias_{i}"].astype(np.float32))
             for i in range(count)]
 
 
-def _forward(layers, x: np.ndarray) -> np.ndarray:
+def mlp_forward(layers, x: np.ndarray) -> np.ndarray:
     """An MLP's output: tanh between the layers, none after the last."""
     for i, (weight, bias) in enumerate(layers):
         x = x @ weight.T + bias
@@ -166,9 +190,17 @@ def policy_arrays(policy, record: dict) -> dict:
     if getattr(policy, "read_from", 0):
         arrays["read_from"] = np.array(policy.read_from)
     for prefix, mlp in parts:
-        for i, layer in enumerate(layer for layer in mlp if hasattr(layer, "weight")):
-            arrays[f"{prefix}weight_{i}"] = layer.weight.detach().numpy().astype(np.float16)
-            arrays[f"{prefix}bias_{i}"] = layer.bias.detach().numpy().astype(np.float32)
+        arrays.update(layer_arrays(mlp, prefix))
+    return arrays
+
+
+def layer_arrays(mlp, prefix: str = "", weight_dtype=np.float16) -> dict:
+    """The linear layers of a torch ``nn.Sequential`` as saved arrays (``{prefix}weight_0``, ...), which
+    ``mlp_layers`` reads back."""
+    arrays = {}
+    for i, layer in enumerate(layer for layer in mlp if hasattr(layer, "weight")):
+        arrays[f"{prefix}weight_{i}"] = layer.weight.detach().numpy().astype(weight_dtype)
+        arrays[f"{prefix}bias_{i}"] = layer.bias.detach().numpy().astype(np.float32)
     return arrays
 
 

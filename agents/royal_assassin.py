@@ -1,6 +1,9 @@
-"""A heuristic player for Royal Assassin that reads only the observation."""
+"""Players for Royal Assassin that read only the observation: a heuristic, and a learned value played with the same
+one-card look-ahead."""
 
 from __future__ import annotations
+
+from pathlib import Path
 
 import numpy as np
 
@@ -9,9 +12,10 @@ from ..envs.core.compiled import compiled
 from ..envs.royal_assassin import rules
 from ..envs.royal_assassin.rules import (A_ASSASSIN, A_ATTACK, AT_ATTACK_TOTAL, AT_DECISION, AT_DEFENSE_TOTAL,
                                          AT_FACES, AT_JOKER, AT_LOCK, AT_NUM_FACES, AT_RESERVE, AT_RESERVE_SIZE,
-                                         AT_RESULT, AT_TARGET, CONTINUE, MAX_FACES, NUM_ACTIONS, NUM_CARDS, WON,
-                                         fill_legal_mask, fill_seen_game, may_attack, reserve_run, take_action,
-                                         turn_card)
+                                         AT_RESULT, AT_TARGET, ACTION_FIELD_COUNT, CONTINUE, MAX_FACES,
+                                         NUM_ACTIONS, NUM_CARDS, SUIT_TOTAL, WON, describe_table, fill_legal_mask,
+                                         fill_seen_game, may_attack, reserve_run, take_action, turn_card)
+from .policy import MODELS, ValueNetwork
 
 _I = {name: i for i, (name, _) in enumerate(rules.OBSERVATION_FIELDS)}
 _UNSEEN = np.array([_I[f"card_{card_code(c)}_deck"] for c in range(NUM_CARDS)])
@@ -193,3 +197,193 @@ def judge(a, supply, weights):
     if size and a[AT_NUM_FACES + _SUIT[a[AT_RESERVE + size - 1]]]:  # a run that will defend a live column
         score -= weights[DEFENDER] * reserve_run(a)
     return score
+
+
+# ---------------------------------------------------------------- the value agent
+
+class RoyalAssassinValueAgent:
+    """The heuristic's one-card look-ahead with a learned judge: a value network in place of the hand-written one.
+
+    For each legal choice the agent plays the attack out in every way the rules allow (``endings``), then pictures
+    each unseen card turned next, equally likely, and the best play with it; each table that leaves is judged by
+    the network: the chance of winning from a table between two draws, learned from games (``tabletop-gym train
+    royal_assassin --algo value``, ``tabletop_gym.benchmarks.value``). A choice is worth the mean, over the next
+    cards, of the best table that card allows; a win now beats everything, a win one card ahead is worth 1, and a
+    face card turned next is judged as the table it leaves (its column grows). The network reads
+    ``TABLE_FIELDS`` of a table (``fill_table_fields``).
+
+    ``path``: a saved value (``.npz``, as ``benchmarks/value.py`` writes it); by default the one that ships,
+    ``agents/models/value/royal_assassin.npz``. The agent is deterministic: ``seed`` is accepted for the common
+    interface.
+    """
+
+    name = "value"
+
+    def __init__(self, path=None, seed=None, network: ValueNetwork | None = None):
+        self.path = str(path or SHIPPED_VALUE)
+        if network is None:
+            if not Path(self.path).is_file():
+                raise ValueError(f"no saved value at {self.path}")
+            network = ValueNetwork(self.path)
+        if network.field_count != TABLE_FIELD_COUNT:
+            raise ValueError(f"the value at {self.path} reads {network.field_count} fields of a table; Royal "
+                             f"Assassin's tables have {TABLE_FIELD_COUNT}")
+        self.network = network
+        self.record = network.record
+
+    def reset(self, seed=None):
+        pass
+
+    def act(self, observation, action_mask) -> int:
+        legal = np.flatnonzero(action_mask)
+        if len(legal) == 1:
+            return int(legal[0])
+        # The first best in index order, as the heuristic's.
+        return int(legal[np.argmax(self.action_values(observation, action_mask)[legal])])
+
+    def action_values(self, observation, action_mask) -> np.ndarray:
+        """Each action's worth (the chance of a win one card ahead; 2 for a win now), -inf for the illegal ones."""
+        fields, leaf_group, leaf_won, group_ending, ending_action, ending_won = look_ahead(
+            np.asarray(observation, dtype=np.float32), np.asarray(action_mask, dtype=bool))
+        leaf_value = self.network(fields)
+        leaf_value[leaf_won] = 1.0
+        best = np.full(len(group_ending), -np.inf)  # each next card's best table
+        np.maximum.at(best, leaf_group, leaf_value)
+        worth = np.bincount(group_ending, best, minlength=len(ending_action)) / np.maximum(
+            np.bincount(group_ending, minlength=len(ending_action)), 1)
+        worth[ending_won] = 2.0
+        values = np.full(NUM_ACTIONS, -np.inf)
+        np.maximum.at(values, ending_action, worth)
+        return values
+
+
+SHIPPED_VALUE = MODELS / "value" / "royal_assassin.npz"
+
+# What the value reads of a table between two draws: the action fields' description of the columns (``describe_table``:
+# faces, shortfall, locks, the joker, the points that may still attack each), then the cards still to come and the
+# reserve, which decide what the next draws can do.
+TABLE_FIELDS = ([f"table_{name}" for name in rules.ACTION_FIELDS]
+                + ["unseen_cards", "reserve_size", "continuing"]
+                + [f"unseen_{t}_{part}" for t in rules.SUITS for part in ("number_points", "faces", "number_cards")]
+                + [f"reserve_{t}_points" for t in rules.SUITS]
+                + [f"reserve_{depth}_{part}" for depth in ("top", "second", "third")
+                   for part in ("value", *rules.SUITS)])
+TABLE_FIELD_COUNT = len(TABLE_FIELDS)
+_UNSEEN_AT = ACTION_FIELD_COUNT + 3
+_RESERVE_POINTS_AT = _UNSEEN_AT + 12
+_RESERVE_TOP_AT = _RESERVE_POINTS_AT + 4
+
+
+@compiled
+def unseen_by_suit(obs):
+    """Per suit, of the unseen cards (the draw pile's, in any order): the number cards' points, the face cards, the
+    number cards."""
+    counts = np.zeros((4, 3))
+    for c in np.flatnonzero(obs[_UNSEEN] > 0):
+        if _IS_FACE[c]:
+            counts[_SUIT[c], 1] += 1
+        else:
+            counts[_SUIT[c], 0] += _VALUE[c]
+            counts[_SUIT[c], 2] += 1
+    return counts
+
+
+@compiled
+def fill_table_fields(obs, a, unseen_count, unseen, turned, out):
+    """``out`` (``TABLE_FIELD_COUNT``) set to the ``TABLE_FIELDS`` of game ``a``, a table the game ``obs`` shows may
+    come to before its next draw, or after card ``turned`` (-1: none). ``unseen_count`` and ``unseen``
+    (``unseen_by_suit(obs)``) are of ``obs``; the turned card is taken off the latter here."""
+    out[:] = 0
+    describe_table(obs, a, out)
+    out[ACTION_FIELD_COUNT] = unseen_count / (NUM_CARDS - 3)
+    out[ACTION_FIELD_COUNT + 1] = a[AT_RESERVE_SIZE] / rules.MAX_RESERVE
+    out[ACTION_FIELD_COUNT + 2] = a[AT_DECISION] == CONTINUE
+    for u in range(4):
+        points, faces, numbers = unseen[u, 0], unseen[u, 1], unseen[u, 2]
+        if turned >= 0 and _SUIT[turned] == u:
+            if _IS_FACE[turned]:
+                faces -= 1
+            else:
+                points -= _VALUE[turned]
+                numbers -= 1
+        out[_UNSEEN_AT + 3 * u] = points / SUIT_TOTAL
+        out[_UNSEEN_AT + 3 * u + 1] = faces / MAX_FACES
+        out[_UNSEEN_AT + 3 * u + 2] = numbers / 10
+    size = a[AT_RESERVE_SIZE]
+    for i in range(size):
+        c = a[AT_RESERVE + i]
+        out[_RESERVE_POINTS_AT + _SUIT[c]] += _VALUE[c] / SUIT_TOTAL
+    for depth in range(min(size, 3)):
+        c = a[AT_RESERVE + size - 1 - depth]
+        out[_RESERVE_TOP_AT + 5 * depth] = _VALUE[c] / 11
+        out[_RESERVE_TOP_AT + 5 * depth + 1 + _SUIT[c]] = 1
+
+
+@compiled
+def fill_after_fields(obs, action, out):
+    """``out`` set to the ``TABLE_FIELDS`` of the table ``action`` leaves in the game ``obs`` shows (before any
+    continuation it offers is taken): what the value learns from, one row a decision. Whether it won the game."""
+    a = np.empty(_SIZE, dtype=np.int64)
+    fill_seen_game(obs, a)
+    take_action(a, action)
+    fill_table_fields(obs, a, np.sum(obs[_UNSEEN] > 0), unseen_by_suit(obs), -1, out)
+    return a[AT_RESULT] == WON
+
+
+@compiled
+def look_ahead(obs, mask):
+    """The tables the value agent judges for the game ``obs`` shows, and how their values combine.
+
+    Each legal action's endings (``endings``); for each ending still playing, a group per unseen card that may
+    turn next, holding the tables of every play with that card (one table for a face card, which is not played);
+    an ending already won, or with no card left to turn, is a group of one, itself. Returns the leaves' fields
+    (leaves, ``TABLE_FIELD_COUNT``), each leaf's group and whether it is won, each group's ending, and each
+    ending's action and whether it is won."""
+    seen = np.empty(_SIZE, dtype=np.int64)
+    fill_seen_game(obs, seen)
+    unseen_cards = np.flatnonzero(obs[_UNSEEN] > 0)
+    unseen = unseen_by_suit(obs)
+    leaves = []  # the tables judged
+    turned = []  # the card each turned (-1: none)
+    leaf_group = []
+    group_ending = []
+    ending_action = []
+    ending_won = []
+    next_mask = np.empty(NUM_ACTIONS, dtype=np.bool_)
+    for action in range(NUM_ACTIONS):
+        if not mask[action]:
+            continue
+        for end in endings(seen, action):
+            won = end[AT_RESULT] == WON
+            if won or len(unseen_cards) == 0:
+                leaves.append(end)
+                turned.append(-1)
+                leaf_group.append(len(group_ending))
+                group_ending.append(len(ending_action))
+            else:
+                for c in unseen_cards:
+                    b = end.copy()
+                    turn_card(b, c)
+                    if _IS_FACE[c]:
+                        leaves.append(b)
+                        turned.append(c)
+                        leaf_group.append(len(group_ending))
+                    else:
+                        fill_legal_mask(b, next_mask)
+                        for reply in range(NUM_ACTIONS):
+                            if next_mask[reply]:
+                                for reply_end in endings(b, reply):
+                                    leaves.append(reply_end)
+                                    turned.append(c)
+                                    leaf_group.append(len(group_ending))
+                    group_ending.append(len(ending_action))
+            ending_action.append(action)
+            ending_won.append(won)
+    fields = np.empty((len(leaves), TABLE_FIELD_COUNT), dtype=np.float32)
+    leaf_won = np.empty(len(leaves), dtype=np.bool_)
+    for i in range(len(leaves)):
+        leaf = leaves[i]
+        fill_table_fields(obs, leaf, len(unseen_cards) - (turned[i] >= 0), unseen, turned[i], fields[i])
+        leaf_won[i] = leaf[AT_RESULT] == WON
+    return (fields, np.array(leaf_group), leaf_won, np.array(group_ending), np.array(ending_action),
+            np.array(ending_won))

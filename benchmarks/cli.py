@@ -159,7 +159,11 @@ def cmd_train(args) -> None:
         env_kwargs["reward"] = args.reward
     if args.observation is not None:
         env_kwargs["observation"] = args.observation
-    result = train(args.game, timesteps=args.timesteps, seed=args.seed, n_envs=args.envs, out=args.out,
+    if algo == "value" and args.timesteps is not None:
+        raise ValueError("--timesteps is PPO's budget: the value trainer's is --games")
+    if algo != "value" and args.games is not None:
+        raise ValueError("--games is the value trainer's budget (--algo value): PPO's is --timesteps")
+    result = train(args.game, timesteps=100_000 if args.timesteps is None else args.timesteps, seed=args.seed, n_envs=args.envs, out=args.out,
                    eval_episodes=args.eval_episodes, workers=args.workers, progress=not args.quiet,
                    env_kwargs=env_kwargs, vector=not args.single_envs, algo=algo, start=args.start,
                    start_episodes=args.start_episodes, self_play=args.self_play, teacher=args.teacher,
@@ -169,10 +173,13 @@ def cmd_train(args) -> None:
                                                                ("teacher_decay", args.teacher_decay))
                                  if value is not None},
                    runners=2 if args.runners is None else args.runners, address=args.address,
-                   read_plain=not args.skip_plain)
+                   read_plain=not args.skip_plain, games=args.games)
     settings = result.hyperparameters
     envs, steps = settings.get("num_envs", settings.get("n_envs")), settings.get("num_steps", settings.get("n_steps"))
-    if algo == "rllib":
+    if algo == "value":
+        print(f"learned from {2 * settings['games']:,} games ({result.timesteps:,} decisions) in "
+              f"{result.seconds:.0f} s")
+    elif algo == "rllib":
         print(f"trained {result.timesteps:,} steps ({result.timesteps_requested:,} asked: RLlib samples whole "
               f"batches of {settings['train_batch_size_per_learner']:,}) in {result.seconds:.0f} s")
     else:
@@ -315,9 +322,14 @@ def build_parser() -> argparse.ArgumentParser:
                           help="--backend rllib: the Ray cluster to connect to (default: a new local Ray instance)")
     training.add_argument("--algo", choices=[a for a in ALGOS if a != "rllib"], default="ppo",
                           help="ppo: the project's own masked PPO on the native vector env; sb3: sb3-contrib's "
-                               "MaskablePPO")
-    training.add_argument("--timesteps", type=int, default=100_000,
-                          help="the budget (rounded up to whole rollouts; the run's record gives the count)")
+                               "MaskablePPO; value (royal_assassin): a learned value of the tables, played one card "
+                               "ahead")
+    training.add_argument("--timesteps", type=int, default=None,
+                          help="ppo, sb3: the budget (default 100,000; rounded up to whole rollouts; the run's record "
+                               "gives the count)")
+    training.add_argument("--games", type=int, default=None,
+                          help="value: deals of each phase, the heuristic's and then the value agent's own (default "
+                               "80,000)")
     training.add_argument("--seed", type=int, default=0, help="the training run's seed")
     training.add_argument("--start", default=None, metavar="AGENT",
                           help="ppo: first learn to play as this agent does (heuristic, search...) by behaviour "

@@ -175,6 +175,15 @@ def worker_context():
     return multiprocessing.get_context("fork") if "fork" in multiprocessing.get_all_start_methods() else None
 
 
+def one_thread_each() -> None:
+    """A worker's numerical libraries (numpy's BLAS, torch's OpenMP) on one thread. The workers already share the
+    cores; threads of their own on top fight over them: two workers playing the Royal Assassin value agent, whose
+    products are large enough for BLAS to split, ran ten times slower so."""
+    from threadpoolctl import threadpool_limits
+
+    threadpool_limits(1)
+
+
 def in_workers(function, chunks: list, workers: int, on_result=None) -> list:
     """``function(chunk)`` for each of ``chunks`` on ``workers`` processes (in this one for a single worker or
     chunk); the results in the order of ``chunks``. ``on_result(chunk, result)`` is called as each comes in (a
@@ -187,7 +196,8 @@ def in_workers(function, chunks: list, workers: int, on_result=None) -> list:
             if on_result is not None:
                 on_result(chunk, results[i])
         return results
-    with ProcessPoolExecutor(max_workers=min(workers, len(chunks)), mp_context=worker_context()) as pool:
+    with ProcessPoolExecutor(max_workers=min(workers, len(chunks)), mp_context=worker_context(),
+                             initializer=one_thread_each) as pool:
         futures = {pool.submit(function, chunk): i for i, chunk in enumerate(chunks)}
         for future in as_completed(futures):
             i = futures[future]

@@ -30,15 +30,18 @@ from .solver import SOLITAIRES, UNKNOWN, WON
 # The default rows. ``search-ppo`` (the search agent on the learned policy) is left to --agents: where its playouts
 # call the network at every step it takes seconds a game (Royal Assassin, Splendor), and on One Card Dungeon, where
 # the policy only names what to search, tens of seconds as the search agent does.
-AGENT_ORDER = ("random", "heuristic", "search", "ppo")
+AGENT_ORDER = ("random", "heuristic", "search", "ppo", "value")
 LEARNED = ("ppo", "search-ppo")  # the rows that play a learned policy: the game's shipped one, or --ppo's
+# Agents of some games only: their rows are left out of the others' tables.
+ONLY_ON = {"value": ("royal_assassin",), "greedy": ("splendor",)}
 SPLENDOR_OPPONENTS = ("random", "greedy")
 LEADERBOARD_EPISODES = 100
 # The search agent's episodes per row by default: a One Card Dungeon game takes it about 30 s, the others' 1-4 s.
 LEADERBOARD_SEARCH_EPISODES = {"dungeon_solitaire": 10, "royal_assassin": 10, "dead_center": 10,
                                "one_card_dungeon": 2, "splendor": 10}
 # Rough seconds an episode on one core, so that the progress line's time left weighs a search game as what it is.
-SECONDS_PER_EPISODE = {"random": 0.002, "heuristic": 0.05, "ppo": 0.05, "search": 3.0, "search-ppo": 3.0}
+SECONDS_PER_EPISODE = {"random": 0.002, "heuristic": 0.05, "ppo": 0.05, "value": 0.05, "search": 3.0,
+                       "search-ppo": 3.0}
 SEARCH_SECONDS_PER_EPISODE = {"one_card_dungeon": 30.0}
 
 
@@ -130,7 +133,7 @@ def plan(episodes: int = LEADERBOARD_EPISODES, games=None, agents=AGENT_ORDER, p
     games = [game_name(game) for game in (games or GAMES)]
     ppo_models = {game_name(game): model for game, model in (ppo_models or {}).items()}
     for name in agents:
-        if name not in AGENT_ORDER + LEARNED and name != "greedy":
+        if name not in AGENT_ORDER + LEARNED + tuple(ONLY_ON):
             make_agent(name, games[0])  # raises the usual error, naming the agents there are
     rows = []
     for game in games:
@@ -140,7 +143,7 @@ def plan(episodes: int = LEADERBOARD_EPISODES, games=None, agents=AGENT_ORDER, p
                 rows += [Skipped(game, name, f"no policy ships for it (--ppo {game}=policy.npz)", o)
                          for o in opponents]
                 continue
-            if name == "greedy" and game != "splendor":
+            if game not in ONLY_ON.get(name, (game,)):
                 continue
             count = episodes
             if name.startswith("search"):
@@ -206,16 +209,25 @@ def trained_how(record: dict) -> str:
 
 
 def learned_notes(results: list, ppo_models: dict | None = None) -> list:
-    """A line for each game with learned rows: which policy they played, and how it was trained."""
+    """A line for each game with learned rows: which policy (or value) they played, and how it was trained."""
     ppo_models = {game_name(game): model for game, model in (ppo_models or {}).items()}
+
+    def games_of(agents) -> list:
+        return list(dict.fromkeys(game_name(r.game) for r in results
+                                  if isinstance(r, EvalResult) and r.agent in agents))
+
     lines = []
-    for game in dict.fromkeys(game_name(r.game) for r in results
-                              if isinstance(r, EvalResult) and r.agent in LEARNED):
+    for game in games_of(LEARNED):
         path = ppo_models.get(game) or committed_model(game)
         record = getattr(saved_policy(str(path)), "record", None)
         how = trained_how(record) if record else "a MaskablePPO or torch model"
         shown = f"agents/models/{Path(path).name}" if game not in ppo_models else str(path)
         lines.append(f"- {game_id(game).split('/')[-1]}: `{shown}`, {how}.")
+    for game in games_of(("value",)):
+        record = make_agent("value", game).record
+        lines.append(f"- {game_id(game).split('/')[-1]}, value: `agents/models/value/{game}.npz`, a judge of the "
+                     f"tables learned from {record['decisions']:,} decisions of {2 * record['settings']['games']:,} "
+                     f"games (the heuristic's, then its own), seed {record['seed']}.")
     return lines
 
 
@@ -256,7 +268,8 @@ def markdown(results: list, seed: int, notes: list | None = None) -> str:
                      f"| {r.mean_score:.2f} | {r.mean_length:.1f} | {share} | {lost} |")
     if notes:
         lines += ["", "The learned rows (ppo, and search-ppo: the search agent on that policy, its prior and "
-                      "playout policy or the namer of the actions worth searching):", "", *notes]
+                      "playout policy or the namer of the actions worth searching; value: a learned judge of the "
+                      "tables, played with the heuristic's one-card look-ahead):", "", *notes]
     return "\n".join(lines) + "\n"
 
 
@@ -273,7 +286,7 @@ def chart(results: list, path: Path) -> None:
     errors = [[100 * max(0.0, r.win_rate - r.win_low) for r in results],
               [100 * max(0.0, r.win_high - r.win_rate) for r in results]]
     colours = {"random": "#9e9e9e", "heuristic": "#1f77b4", "search": "#d62728", "ppo": "#2ca02c",
-               "search-ppo": "#9467bd"}
+               "search-ppo": "#9467bd", "value": "#17becf"}
     fig, ax = plt.subplots(figsize=(max(8, 0.6 * len(results)), 5))
     ax.bar(range(len(results)), rates, yerr=errors, capsize=3,
            color=[colours.get(r.agent, "#7f7f7f") for r in results])

@@ -2,10 +2,13 @@
 
     tabletop-gym train dungeon_solitaire --timesteps 2000000              # the project's own masked PPO
     tabletop-gym train dungeon_solitaire --algo sb3 --timesteps 200000    # sb3-contrib's MaskablePPO
+    tabletop-gym train royal_assassin --algo value                       # a learned value, one card ahead
 
-writes ``<out>/model.pt`` and ``<out>/policy.npz`` (the actor, which numpy alone plays; sb3: ``model.zip``),
+writes ``<out>/model.pt`` and ``<out>/policy.npz`` (the actor, which numpy alone plays; sb3: ``model.zip``; value:
+``value.npz``),
 ``<out>/learning_curve.png`` (win rate of the training episodes against timesteps, with the final evaluation
-marked), ``<out>/learning_curve.csv`` (the own PPO's curve, update by update) and ``<out>/result.json`` (the game, its options, the hyperparameters, the seed, the steps, the time and
+marked), ``<out>/learning_curve.csv`` (the own PPO's curve, update by update; the value trainer's validation
+losses, round by round) and ``<out>/result.json`` (the game, its options, the hyperparameters, the seed, the steps, the time and
 the final evaluation).
 """
 
@@ -145,7 +148,7 @@ def _native_vector_env(env_id: str, n_envs: int, env_kwargs: dict):
     return gym.make_vec(env_id, num_envs=n_envs, vectorization_mode="vector_entry_point", **env_kwargs)
 
 
-ALGOS = ("ppo", "sb3", "rllib")
+ALGOS = ("ppo", "sb3", "rllib", "value")
 
 
 def train(game: str, timesteps: int = 100_000, seed: int = 0, n_envs: int | None = None, out: str | None = None,
@@ -153,7 +156,7 @@ def train(game: str, timesteps: int = 100_000, seed: int = 0, n_envs: int | None
           progress: bool = True, vector: bool = True, algo: str = "ppo", start: str | None = None,
           start_episodes: int = 2000, self_play: bool = False, ppo_settings: dict | None = None,
           runners: int = 2, address: str | None = None, teacher: str | None = None,
-          read_plain: bool = True) -> TrainResult:
+          read_plain: bool = True, games: int | None = None, value_settings: dict | None = None) -> TrainResult:
     """Train a masked policy on ``game`` and evaluate it on deals it never saw; everything is written under ``out``.
 
     ``algo="ppo"`` (the default) is the project's own masked PPO (``tabletop_gym.benchmarks.ppo``) on the game's
@@ -175,6 +178,9 @@ def train(game: str, timesteps: int = 100_000, seed: int = 0, n_envs: int | None
     ``ppo_settings``: fields of ``tabletop_gym.benchmarks.ppo.Settings`` to change (``learning_rate``...).
     ``read_plain=False`` (own PPO, ``env_kwargs`` with ``observation="features"`` or ``"actions"``): the policy
     reads the features alone, not the plain observation before them (``MaskedPolicy``'s ``read_from``).
+    ``algo="value"`` (Royal Assassin): a learned value of the tables, played with the heuristic's one-card
+    look-ahead (``tabletop_gym.benchmarks.value``): ``games`` deals a phase (default 80,000), ``timesteps`` unused;
+    ``value_settings``: fields of ``tabletop_gym.benchmarks.value.Settings`` to change. It writes ``value.npz``.
     ``self_play`` (Splendor, own PPO): train on the AEC env against a league of the learner's snapshots and the
     random and greedy players (``tabletop_gym.benchmarks.selfplay``); the final evaluation is against the greedy
     player. For Splendor ``other_evaluations`` holds the evaluations against the other built-in opponents
@@ -192,6 +198,10 @@ def train(game: str, timesteps: int = 100_000, seed: int = 0, n_envs: int | None
     if teacher is None and {"teacher_coef", "teacher_decay"} & set(ppo_settings or {}):
         raise ValueError("teacher_coef and teacher_decay go with a teacher")
     env_id = game_id(game)
+    if algo == "value":
+        _check_value_options(env_id, env_kwargs, self_play, read_plain, ppo_settings)
+    elif games is not None or value_settings is not None:
+        raise ValueError("games and value_settings go with the value trainer, algo='value'")
     if not read_plain:
         ppo_settings = {**(ppo_settings or {}), "read_from": _plain_size(env_id, env_kwargs or {}, algo)}
     if self_play and (algo == "sb3" or env_id != GAMES["splendor"][0]):
@@ -216,6 +226,15 @@ def train(game: str, timesteps: int = 100_000, seed: int = 0, n_envs: int | None
     elif algo == "sb3":
         model_path, trained, hyperparameters, seconds, curve = _train_sb3(
             env_id, timesteps, seed, n_envs, folder, training_kwargs, progress, vector)
+    elif algo == "value":
+        from .value import Settings as ValueSettings, learn as learn_value
+
+        run = learn_value(games, seed, folder, workers or os.cpu_count() or 1, progress,
+                          ValueSettings(**(value_settings or {})))
+        model_path, trained, seconds = run["model_path"], run["decisions"], run["seconds"]
+        timesteps = trained  # its budget is games, not steps: the steps are the decisions it learned from
+        hyperparameters = run["settings"]
+        curve = learning_curve([(step, won, 0.0) for step, won in run["games"]])
     else:
         from ..cluster import rllib
 
@@ -227,7 +246,10 @@ def train(game: str, timesteps: int = 100_000, seed: int = 0, n_envs: int | None
     from ..agents import make_agent, saved_policy
 
     played = folder / "policy.npz" if algo == "ppo" else model_path
-    agent = make_agent(f"rllib:{model_path}") if algo == "rllib" else saved_policy(str(played))
+    if algo in ("rllib", "value"):
+        agent = make_agent(f"{algo}:{model_path}", env_id)
+    else:
+        agent = saved_policy(str(played))
     result = evaluate(env_id, agent, episodes=eval_episodes, seed=10_000_000 + seed,
                       workers=workers, progress=progress, env_kwargs=env_kwargs)
     others = {}
@@ -241,13 +263,23 @@ def train(game: str, timesteps: int = 100_000, seed: int = 0, n_envs: int | None
 
     # The learning curve and a record of the run.
     curve_path = folder / "learning_curve.png"
-    name = {"ppo": "masked PPO", "sb3": "MaskablePPO (sb3-contrib)", "rllib": "RLlib PPO (masked)"}[algo]
+    name = {"ppo": "masked PPO", "sb3": "MaskablePPO (sb3-contrib)", "rllib": "RLlib PPO (masked)",
+            "value": "learned value, one card ahead"}[algo]
     plot_curve(curve, result, f"{name} on {env_id}", curve_path)
     options = {key: _by_name(value) for key, value in training_kwargs.items()}
     outcome = TrainResult(env_id, trained, timesteps, seed, str(model_path), str(curve_path), curve,
                           result.as_dict(), options, {"algo": algo, **hyperparameters}, round(seconds, 1), others)
     (folder / "result.json").write_text(json.dumps(asdict(outcome), indent=2))
     return outcome
+
+
+def _check_value_options(env_id, env_kwargs, self_play, read_plain, ppo_settings) -> None:
+    if env_id != GAMES["royal_assassin"][0]:
+        raise ValueError(f"the value trainer (algo='value') learns Royal Assassin's tables; {env_id} has the "
+                         f"other algorithms ({', '.join(a for a in ALGOS if a != 'value')})")
+    if env_kwargs or self_play or not read_plain or ppo_settings:
+        raise ValueError("the value trainer takes no env options, self_play, read_plain or ppo_settings: its agent "
+                         "plays the plain env, and its settings are value_settings")
 
 
 TEACHER_COEF = 1.0   # kickstarting: the teacher's cross-entropy weighs as much as the policy loss at first

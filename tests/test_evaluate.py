@@ -30,6 +30,20 @@ def test_in_workers_returns_each_chunks_result_in_the_chunks_order(workers):
     assert sorted(seen) == sorted(zip(chunks, got))
 
 
+def blas_threads(_) -> list:
+    from threadpoolctl import threadpool_info
+
+    return [pool["num_threads"] for pool in threadpool_info() if pool["user_api"] == "blas"]
+
+
+def test_workers_run_their_numerical_libraries_on_one_thread():
+    import numpy as np
+
+    np.ones((2, 2)) @ np.ones((2, 2))  # numpy's BLAS loaded here, with its threads, before the workers start
+    found = in_workers(blas_threads, [0, 1, 2, 3], 2)
+    assert all(found) and {n for threads in found for n in threads} == {1}
+
+
 def test_evaluate_is_reproducible_and_independent_of_workers():
     one = evaluate("dungeon_solitaire", "random", episodes=60, seed=3, workers=1, progress=False)
     two = evaluate("dungeon_solitaire", "random", episodes=60, seed=3, workers=2, progress=False)

@@ -801,9 +801,10 @@ def may_attack(lock, column, u):
 
 
 @compiled
-def _describe_table(obs, a, out):
-    """Game ``a``'s table, column by column, into ``out``; the points still to come for each column are those of
-    the unseen number cards (in ``obs``) that could attack it."""
+def describe_table(obs, a, out):
+    """Game ``a``'s table, column by column, into ``out`` (the ``ACTION_FIELDS`` of the columns, the faces left and
+    the joker); the points still to come for each column are those of the unseen number cards (in ``obs``) that could
+    attack it. The action fields, and the value agent's fields of a table, both read it."""
     size = a[AT_RESERVE_SIZE]
     run = reserve_run(a)
     lock = a[AT_LOCK:AT_LOCK + 4]
@@ -857,7 +858,7 @@ def _fill_action(obs, seen, a, action, out):
     out[_FACES_KILLED] = (_faces_on_table(seen) - _faces_on_table(a)) / MAX_FACES
     out[_WON] = a[AT_RESULT] == WON
     out[_CONTINUES] = a[AT_DECISION] == CONTINUE
-    _describe_table(obs, a, out)
+    describe_table(obs, a, out)
 
 
 @compiled

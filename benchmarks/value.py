@@ -1,0 +1,249 @@
+"""Learn a value of Royal Assassin's tables, played with the rules' one-card look-ahead.
+
+    tabletop-gym train royal_assassin --algo value      # about 20 minutes on two cores
+
+The value agent (``RoyalAssassinValueAgent`` in ``agents/royal_assassin.py``) thinks as the heuristic does, one card
+ahead, but judges the tables it pictures with a network: the chance of winning from a table between two draws. This
+file learns that judge from games, top to bottom:
+
+1. The heuristic plays ``games`` deals with random moves mixed in: half of them a random legal move at a decision with
+   probability 0.3, half with 0.15. Every decision keeps the fields of the table its move left (``fill_after_fields``)
+   and whether the game was won. Without the random moves the value would only see the tables the heuristic chose,
+   and could not rank the others.
+2. An MLP (``TABLE_FIELD_COUNT`` -> 256 -> 256 -> 1, tanh between, a sigmoid after) is fitted to those games: to the
+   games' outcomes first (Monte Carlo), then in rounds to TD(lambda) targets made from its own values of the tables
+   that followed, which average out the luck of the cards still to come.
+3. One round of policy iteration: the value agent with that network plays ``games`` more deals (random moves with
+   probability 0.15), and a new network is fitted to all the games, as in 2.
+4. It is saved as ``value.npz`` (the layers as a policy's are, and the run's record), which ``make_agent("value:<path>",
+   "royal_assassin")`` plays; ``tabletop_gym.benchmarks.train`` then evaluates it on deals it never saw.
+
+The deals are 40,000,000 + 1,000,000 x seed onwards; the random moves of a deal come from a generator of its seed, so
+that a run gives the same games however many workers play them.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import time
+from dataclasses import asdict, dataclass
+from functools import partial
+from pathlib import Path
+
+import gymnasium as gym
+import numpy as np
+import torch
+from torch import nn
+from tqdm import tqdm
+
+from ..agents import heuristic
+from ..agents.policy import ValueNetwork, layer_arrays
+from ..agents.royal_assassin import TABLE_FIELD_COUNT, RoyalAssassinValueAgent, fill_after_fields
+from ..envs.core.compiled import compiled
+from .evaluate import in_workers
+
+ENV_ID = "Tabletop/RoyalAssassin-v0"
+TRAINING_DEALS = 40_000_000  # + 1,000,000 x seed: away from the evaluations' deals (from 0, 10,000,000 + seed...)
+
+
+@dataclass
+class Settings:
+    games: int = 80_000  # deals of each phase: the heuristic's, then the value agent's own
+    heuristic_epsilon: tuple = (0.3, 0.15)  # the heuristic's games: a share with each chance of a random move
+    own_epsilon: float = 0.15  # the value agent's games
+    hidden: int = 256
+    td_lambda: float = 0.5
+    outcome_epochs: int = 6  # epochs fitted to the games' outcomes first
+    td_rounds: int = 5  # then rounds of TD(lambda) targets from the network's own values
+    td_epochs: int = 3  # epochs of each round
+    batch_size: int = 1024
+    learning_rate: float = 1e-3
+    held_out: int = 20  # one game in this many is kept out of the fit, for the validation loss
+    torch_threads: int = 2
+
+
+# ---------------------------------------------------------------- 1. games
+
+def play_games(agent, epsilon: float, chunk) -> dict:
+    """``agent`` plays the deals of ``chunk`` (first seed, count), a random legal move instead of its own with
+    probability ``epsilon`` at each decision with a choice. Every decision's row: the fields of the table its move
+    left, the deal, and (filled in at the end) whether the game was won."""
+    first, count = chunk
+    env = gym.make(ENV_ID, illegal_action="raise")  # a bad move fails loudly
+    fields, deals, won = [], [], []
+    row = np.empty(TABLE_FIELD_COUNT, dtype=np.float32)
+    for deal in range(first, first + count):
+        rng = np.random.default_rng(deal)
+        obs, info = env.reset(seed=deal)
+        agent.reset(seed=deal)
+        steps, done = 0, False
+        while not done:
+            legal = np.flatnonzero(info["action_mask"])
+            action = agent.act(obs, info["action_mask"])
+            if len(legal) > 1 and rng.random() < epsilon:
+                action = int(rng.choice(legal))
+            fill_after_fields(np.asarray(obs, dtype=np.float32), action, row)
+            fields.append(row.copy())
+            obs, reward, terminated, truncated, info = env.step(action)
+            steps, done = steps + 1, terminated or truncated
+        deals += [deal] * steps
+        won += [bool(info["won"])] * steps
+    env.close()
+    return {"fields": np.array(fields, dtype=np.float32).reshape(-1, TABLE_FIELD_COUNT),
+            "deal": np.array(deals, dtype=np.int64), "won": np.array(won, dtype=bool)}
+
+
+def games_of(agent, first: int, count: int, epsilon: float, workers: int, progress: bool, desc: str) -> dict:
+    """``play_games`` over ``count`` deals from ``first``, shared among ``workers`` processes, in deal order."""
+    size = max(1, -(-count // (workers * 8)))
+    chunks = [(start, min(size, first + count - start)) for start in range(first, first + count, size)]
+    bar = tqdm(total=count, desc=desc, unit="game", disable=not progress)
+    wins = [0, 0]
+
+    def done(chunk, part):
+        ends = np.r_[part["deal"][1:] != part["deal"][:-1], True]
+        wins[0] += int(part["won"][ends].sum())
+        wins[1] += chunk[1]
+        bar.update(chunk[1])
+        bar.set_postfix_str(f"win rate {100 * wins[0] / wins[1]:.1f}%", refresh=False)
+
+    parts = in_workers(partial(play_games, agent, epsilon), chunks, workers, done)
+    bar.close()
+    return {key: np.concatenate([part[key] for part in parts]) for key in ("fields", "deal", "won")}
+
+
+def joined(*data: dict) -> dict:
+    return {key: np.concatenate([d[key] for d in data]) for key in ("fields", "deal", "won")}
+
+
+def win_rate(data: dict) -> float:
+    ends = np.r_[data["deal"][1:] != data["deal"][:-1], True]
+    return float(data["won"][ends].mean())
+
+
+# ---------------------------------------------------------------- 2. the fit
+
+@compiled
+def td_targets(values, won, last, td_lambda):
+    """TD(lambda) targets of a game's decisions, in order: at a game's last decision its outcome, before it
+    ``(1 - lambda) * value(next table) + lambda * target(next decision)``."""
+    targets = np.empty(len(values), dtype=np.float32)
+    following = 0.0
+    for t in range(len(values) - 1, -1, -1):
+        following = won[t] if last[t] else (1 - td_lambda) * values[t + 1] + td_lambda * following
+        targets[t] = following
+    return targets
+
+
+def value_network(hidden: int) -> nn.Sequential:
+    return nn.Sequential(nn.Linear(TABLE_FIELD_COUNT, hidden), nn.Tanh(), nn.Linear(hidden, hidden), nn.Tanh(),
+                         nn.Linear(hidden, 1))
+
+
+def fit_value(data: dict, settings: Settings, seed: int, log: list, phase: str) -> nn.Sequential:
+    """A new network fitted to ``data``: the outcomes, then ``td_rounds`` rounds of TD(lambda) targets. Each
+    round's validation loss (against the outcomes of the held-out games) goes to ``log``."""
+    torch.manual_seed(seed)
+    net = value_network(settings.hidden)
+    optimizer = torch.optim.Adam(net.parameters(), lr=settings.learning_rate)
+    fields = torch.as_tensor(data["fields"])
+    won = data["won"].astype(np.float32)
+    last = np.r_[data["deal"][1:] != data["deal"][:-1], True]
+    held_out = torch.as_tensor(data["deal"] % settings.held_out == 0)
+    train_fields = fields[~held_out]
+    generator = torch.Generator().manual_seed(seed)
+
+    def values() -> np.ndarray:
+        with torch.no_grad():
+            return torch.cat([torch.sigmoid(net(fields[i:i + 65536])[:, 0])
+                              for i in range(0, len(fields), 65536)]).numpy()
+
+    def train(targets: np.ndarray, epochs: int, kind: str, round_: int) -> None:
+        targets = torch.as_tensor(targets)[~held_out]
+        for _ in range(epochs):
+            order = torch.randperm(len(train_fields), generator=generator)
+            for start in range(0, len(order), settings.batch_size):
+                batch = order[start:start + settings.batch_size]
+                loss = nn.functional.binary_cross_entropy_with_logits(net(train_fields[batch])[:, 0], targets[batch])
+                optimizer.zero_grad()
+                loss.backward()
+                optimizer.step()
+        loss = None
+        if held_out.any():
+            with torch.no_grad():
+                loss = round(float(nn.functional.binary_cross_entropy_with_logits(
+                    net(fields[held_out])[:, 0], torch.as_tensor(won)[held_out])), 5)
+        log.append({"phase": phase, "round": round_, "targets": kind, "epochs": epochs, "validation_loss": loss})
+
+    train(won, settings.outcome_epochs, "outcomes", 0)
+    for round_ in range(1, settings.td_rounds + 1):
+        train(td_targets(values(), won, last, settings.td_lambda), settings.td_epochs, f"td({settings.td_lambda})",
+              round_)
+    return net
+
+
+def value_agent(net: nn.Sequential, record: dict) -> RoyalAssassinValueAgent:
+    return RoyalAssassinValueAgent("training", network=ValueNetwork(value_arrays(net, record)))
+
+
+def value_arrays(net: nn.Sequential, record: dict) -> dict:
+    # float32 weights: the agent compares values that differ in the third decimal
+    return {**layer_arrays(net, weight_dtype=np.float32), "record": np.array(json.dumps(record))}
+
+
+# ---------------------------------------------------------------- the run
+
+def learn(games: int | None = None, seed: int = 0, out: str | Path = "runs/value", workers: int = 1,
+          progress: bool = True, settings: Settings | None = None) -> dict:
+    """The whole recipe (the module's docstring); writes ``value.npz`` and ``learning_curve.csv`` under ``out``.
+    Returns the model's path, the decisions learned from, the settings, the seconds, and the training games'
+    (decision count, won) in order, for the learning curve."""
+    settings = settings or Settings()
+    if games is not None:
+        settings = Settings(**{**asdict(settings), "games": games})
+    if settings.games < len(settings.heuristic_epsilon):
+        raise ValueError(f"games must be at least {len(settings.heuristic_epsilon)}, got {settings.games}")
+    if not 0 <= seed < 10:
+        raise ValueError(f"the value trainer's seed is 0 to 9 (each seed has its own million deals), got {seed}")
+    folder = Path(out)
+    folder.mkdir(parents=True, exist_ok=True)
+    torch.set_num_threads(settings.torch_threads)
+    started = time.perf_counter()
+    first = TRAINING_DEALS + 1_000_000 * seed
+    log = []
+
+    # 1. The heuristic's games, with random moves.
+    shares = np.array_split(np.arange(settings.games), len(settings.heuristic_epsilon))
+    teacher = heuristic("royal_assassin")
+    taught = [games_of(teacher, first + int(share[0]), len(share), epsilon, workers, progress,
+                       f"heuristic, epsilon {epsilon}") for share, epsilon in zip(shares, settings.heuristic_epsilon)]
+    data = joined(*taught)
+
+    # 2. The value fitted to them.
+    record = {"game": ENV_ID, "algo": "value", "seed": seed, "settings": asdict(settings)}
+    net = fit_value(data, settings, seed, log, "heuristic's games")
+
+    # 3. The value agent's own games, and the value fitted again to all.
+    own = games_of(value_agent(net, record), first + settings.games, settings.games, settings.own_epsilon, workers,
+                   progress, f"value agent, epsilon {settings.own_epsilon}")
+    data = joined(data, own)
+    net = fit_value(data, settings, seed, log, "all games")
+    seconds = time.perf_counter() - started
+
+    # 4. Saved, with the run's record.
+    record.update({"deals": [first, first + 2 * settings.games - 1], "decisions": len(data["won"]),
+                   "training_win_rates": {"heuristic": [round(win_rate(d), 4) for d in taught],
+                                          "value agent": round(win_rate(own), 4)},
+                   "validation": log, "seconds": round(seconds, 1),
+                   "command": f"tabletop-gym train royal_assassin --algo value --games {settings.games} "
+                              f"--seed {seed}"})
+    model_path = folder / "value.npz"
+    np.savez_compressed(model_path, **value_arrays(net, record))
+    with open(folder / "learning_curve.csv", "w", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=list(log[0]))
+        writer.writeheader()
+        writer.writerows(log)
+    ends = np.flatnonzero(np.r_[data["deal"][1:] != data["deal"][:-1], True])
+    return {"model_path": model_path, "decisions": len(data["won"]), "settings": asdict(settings),
+            "seconds": seconds, "games": [(int(end) + 1, bool(data["won"][end])) for end in ends]}

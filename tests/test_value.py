@@ -1,0 +1,222 @@
+"""Royal Assassin's value agent (a learned judge of tables, one card ahead) and its trainer: the tables it pictures,
+how their values combine, legal play, the trainer end to end, and the value that ships."""
+
+import json
+
+import gymnasium as gym
+import numpy as np
+import pytest
+
+from tabletop_gym.agents import make_agent
+from tabletop_gym.agents.policy import ValueNetwork
+from tabletop_gym.agents.royal_assassin import (SHIPPED_VALUE, TABLE_FIELD_COUNT, TABLE_FIELDS,
+                                                 RoyalAssassinValueAgent, endings, fill_after_fields,
+                                                 fill_table_fields, look_ahead, unseen_by_suit)
+from tabletop_gym.envs.royal_assassin import rules
+from tabletop_gym.envs.royal_assassin.rules import AT_RESULT, IS_FACE, NUM_ACTIONS, WON
+
+ENV_ID = "Tabletop/RoyalAssassin-v0"
+UNSEEN = np.array([rules.OBSERVATION_FIELDS.index((f"card_{rules.card_code(c)}_deck", 1))
+                   for c in range(rules.NUM_CARDS)])
+
+
+def random_value(seed=0, hidden=16):
+    """A value network of random weights: the look-ahead's arithmetic does not depend on what was learned."""
+    rng = np.random.default_rng(seed)
+    return ValueNetwork({"weight_0": rng.normal(size=(hidden, TABLE_FIELD_COUNT)), "bias_0": rng.normal(size=hidden),
+                         "weight_1": rng.normal(size=(1, hidden)), "bias_1": rng.normal(size=1),
+                         "record": np.array("{}")})
+
+
+def decisions_of(seeds, agent=None):
+    """(observation, mask) of every decision with a choice, the heuristic (or ``agent``) playing."""
+    agent = agent or make_agent("heuristic", "royal_assassin")
+    env = gym.make(ENV_ID, illegal_action="raise")
+    for seed in seeds:
+        obs, info = env.reset(seed=seed)
+        done = False
+        while not done:
+            mask = info["action_mask"]
+            if mask.sum() > 1:
+                yield np.asarray(obs, dtype=np.float32), mask.astype(bool)
+            obs, _, terminated, truncated, info = env.step(agent.act(obs, mask))
+            done = terminated or truncated
+
+
+def test_the_table_fields_are_named_one_by_one():
+    assert len(TABLE_FIELDS) == len(set(TABLE_FIELDS)) == TABLE_FIELD_COUNT
+
+
+def test_the_look_ahead_pictures_every_unseen_card_after_every_ending():
+    checked = 0
+    for obs, mask in decisions_of(range(3)):
+        fields, leaf_group, leaf_won, group_ending, ending_action, ending_won = look_ahead(obs, mask)
+        unseen = np.flatnonzero(obs[UNSEEN] > 0)
+        seen = np.empty(rules.State.SIZE, dtype=np.int64)
+        rules.fill_seen_game(obs, seen)
+        expected_actions = [a for a in range(NUM_ACTIONS) if mask[a] for _ in endings(seen, a)]
+        assert list(ending_action) == expected_actions
+        assert fields.shape == (len(leaf_group), TABLE_FIELD_COUNT)
+        for ending in range(len(ending_action)):
+            groups = np.flatnonzero(group_ending == ending)
+            if ending_won[ending] or len(unseen) == 0:
+                assert len(groups) == 1 and np.sum(leaf_group == groups[0]) == 1
+                continue
+            assert len(groups) == len(unseen)  # a group per card that may turn next, in card order
+            for group, card in zip(groups, unseen):
+                leaves = np.sum(leaf_group == group)
+                assert leaves == 1 if IS_FACE[card] else leaves >= 1
+            checked += 1
+    assert checked > 20
+
+
+def test_action_values_are_the_mean_over_next_cards_of_the_best_table_judged():
+    """The agent's numbers, recomputed from the rules' own functions, table by table."""
+    network = random_value()
+    agent = RoyalAssassinValueAgent(network=network)
+    for obs, mask in list(decisions_of([5]))[:6]:
+        seen = np.empty(rules.State.SIZE, dtype=np.int64)
+        rules.fill_seen_game(obs, seen)
+        unseen = np.flatnonzero(obs[UNSEEN] > 0)
+        by_suit = unseen_by_suit(obs)
+        row = np.empty(TABLE_FIELD_COUNT, dtype=np.float32)
+
+        def judged(table, turned):
+            if table[AT_RESULT] == WON:
+                return 1.0
+            fill_table_fields(obs, table, len(unseen) - (turned >= 0), by_suit, turned, row)
+            return float(network(row[None])[0])
+
+        expected = np.full(NUM_ACTIONS, -np.inf)
+        for action in np.flatnonzero(mask):
+            for end in endings(seen, action):
+                if end[AT_RESULT] == WON:
+                    worth = 2.0
+                else:
+                    per_card = []
+                    for card in unseen:
+                        table = end.copy()
+                        rules.turn_card(table, card)
+                        if IS_FACE[card]:
+                            per_card.append(judged(table, card))
+                            continue
+                        next_mask = np.empty(NUM_ACTIONS, dtype=bool)
+                        rules.fill_legal_mask(table, next_mask)
+                        per_card.append(max(judged(reply_end, card) for reply in np.flatnonzero(next_mask)
+                                            for reply_end in endings(table, reply)))
+                    worth = np.mean(per_card)
+                expected[action] = max(expected[action], worth)
+        np.testing.assert_allclose(agent.action_values(obs, mask), expected, rtol=1e-5)
+
+
+def test_a_win_now_is_taken_whatever_the_value_says():
+    agent = RoyalAssassinValueAgent(network=random_value(3))
+    found = 0
+    for obs, mask in decisions_of(range(40)):
+        seen = np.empty(rules.State.SIZE, dtype=np.int64)
+        rules.fill_seen_game(obs, seen)
+        winning = {a for a in np.flatnonzero(mask) for end in endings(seen, a) if end[AT_RESULT] == WON}
+        if winning and len(winning) < mask.sum():
+            assert agent.act(obs, mask) in winning
+            found += 1
+    assert found > 0
+
+
+def test_the_fields_after_a_move_count_the_unseen_cards():
+    row = np.empty(TABLE_FIELD_COUNT, dtype=np.float32)
+    at = {name: i for i, name in enumerate(TABLE_FIELDS)}
+    for obs, mask in list(decisions_of([11]))[:10]:
+        for action in np.flatnonzero(mask):
+            fill_after_fields(obs, action, row)
+            unseen = int((obs[UNSEEN] > 0).sum())
+            assert row[at["unseen_cards"]] * 49 == pytest.approx(unseen)
+            counted = sum(row[at[f"unseen_{t}_number_cards"]] * 10 + row[at[f"unseen_{t}_faces"]] * 3
+                          for t in rules.SUITS)
+            assert counted == pytest.approx(unseen)
+
+
+@pytest.mark.parametrize("skip_forced", [True, False])
+def test_the_shipped_value_agent_plays_only_legal_moves(skip_forced):
+    agent = make_agent("value", "royal_assassin")
+    env = gym.make(ENV_ID, skip_forced=skip_forced, illegal_action="raise")
+    won = []
+    for seed in range(40):
+        obs, info = env.reset(seed=seed)
+        done = False
+        while not done:
+            action = agent.act(obs, info["action_mask"])
+            assert isinstance(action, int) and info["action_mask"][action]
+            obs, _, terminated, truncated, info = env.step(action)
+            done = terminated or truncated
+        won.append(info["won"])
+    assert any(won) and not all(won)
+
+
+def test_the_shipped_value_says_how_it_was_made():
+    agent = make_agent("value", "royal_assassin")
+    assert agent.path == str(SHIPPED_VALUE)
+    assert agent.record["command"].startswith("tabletop-gym train royal_assassin --algo value")
+    assert agent.record["decisions"] > 0 and agent.record["seconds"] > 0
+
+
+def test_the_value_agent_plays_royal_assassin_only():
+    with pytest.raises(ValueError, match="royal_assassin only"):
+        make_agent("value", "dungeon_solitaire")
+    with pytest.raises(ValueError, match="royal_assassin only"):
+        make_agent("value")
+    with pytest.raises(ValueError, match="no saved value"):
+        make_agent("value:/nonexistent/value.npz", "royal_assassin")
+
+
+def test_td_targets_mix_the_next_value_and_the_next_target():
+    from tabletop_gym.benchmarks.value import td_targets
+
+    values = np.array([0.2, 0.6, 0.4, 0.9, 0.5], dtype=np.float32)
+    won = np.array([1, 1, 1, 0, 0], dtype=np.float32)  # two games: three decisions won, two lost
+    last = np.array([False, False, True, False, True])
+    targets = td_targets(values, won, last, 0.5)
+    second = 0.5 * 0.4 + 0.5 * 1.0
+    np.testing.assert_allclose(targets, [0.5 * 0.6 + 0.5 * second, second, 1.0, 0.5 * 0.5 + 0.5 * 0.0, 0.0])
+
+
+def test_the_games_are_the_same_however_many_workers_play_them():
+    from tabletop_gym.benchmarks.value import games_of, play_games
+
+    teacher = make_agent("heuristic", "royal_assassin")
+    whole = games_of(teacher, 40_000_000, 6, 0.3, workers=1, progress=False, desc="")
+    parts = [play_games(teacher, 0.3, (40_000_000, 2)), play_games(teacher, 0.3, (40_000_002, 4))]
+    for key in ("fields", "deal", "won"):
+        np.testing.assert_array_equal(whole[key], np.concatenate([p[key] for p in parts]))
+    assert sorted(set(whole["deal"])) == list(range(40_000_000, 40_000_006))
+
+
+def test_train_value_runs_a_tiny_budget_end_to_end(tmp_path):
+    pytest.importorskip("matplotlib")
+    from tabletop_gym.benchmarks.train import train
+
+    tiny = {"hidden": 8, "outcome_epochs": 1, "td_rounds": 2, "td_epochs": 1}
+    result = train("royal_assassin", algo="value", games=6, seed=1, out=str(tmp_path), eval_episodes=4, workers=1,
+                   progress=False, value_settings=tiny)
+    saved = json.loads((tmp_path / "result.json").read_text())
+    assert saved["hyperparameters"]["algo"] == "value" and saved["hyperparameters"]["games"] == 6
+    assert saved["evaluation"]["episodes"] == 4 and result.timesteps == saved["timesteps"] > 12
+    lines = (tmp_path / "learning_curve.csv").read_text().splitlines()
+    assert len(lines) == 1 + 2 * (1 + 2)  # two fits, each the outcomes then two rounds
+    agent = make_agent(f"value:{tmp_path / 'value.npz'}", "royal_assassin")
+    assert agent.record["deals"] == [41_000_000, 41_000_011]
+    assert agent.record["decisions"] == result.timesteps
+    assert [len(layer[1]) for layer in agent.network.layers] == [8, 8, 1]
+    obs, info = gym.make(ENV_ID).reset(seed=0)
+    assert info["action_mask"][agent.act(obs, info["action_mask"])]
+
+
+def test_train_value_refuses_other_games_and_options(tmp_path):
+    from tabletop_gym.benchmarks.train import train
+
+    with pytest.raises(ValueError, match="Royal Assassin's tables"):
+        train("dead_center", algo="value", games=2, out=str(tmp_path))
+    with pytest.raises(ValueError, match="no env options"):
+        train("royal_assassin", algo="value", games=2, out=str(tmp_path), env_kwargs={"observation": "features"})
+    with pytest.raises(ValueError, match="algo='value'"):
+        train("royal_assassin", games=2, out=str(tmp_path))
+    assert not any(tmp_path.iterdir())
