@@ -29,7 +29,21 @@ _WIN = 1000.0
 COLUMN, WORK, SUPPLY, DEFENDER, JOKER = range(5)
 
 
-class RoyalAssassinHeuristic:
+class FirstBestPlayer:
+    """A player that scores the actions (``action_scores``: higher is better, -inf for the illegal ones) and takes the
+    first best in index order: on a tie the plain attack goes before the joker, both before pass."""
+
+    def reset(self, seed=None):
+        pass
+
+    def act(self, observation, action_mask) -> int:
+        legal = np.flatnonzero(action_mask)
+        if len(legal) == 1:
+            return int(legal[0])
+        return int(legal[np.argmax(self.action_scores(observation, action_mask)[legal])])
+
+
+class RoyalAssassinHeuristic(FirstBestPlayer):
     """Play each attack out in the head, bring the joker only with a killing card, judge what is left.
 
     Everything between two draws follows from the face-up cards alone: where the card lands, which
@@ -68,16 +82,6 @@ class RoyalAssassinHeuristic:
         self.supply_weight = supply_weight
         self.defender_weight = defender_weight
         self.joker_weight = joker_weight
-
-    def reset(self, seed=None):
-        pass
-
-    def act(self, observation, action_mask) -> int:
-        legal = np.flatnonzero(action_mask)
-        if len(legal) == 1:
-            return int(legal[0])
-        # The first best in index order: on a tie the plain attack goes before the joker, both before pass.
-        return int(legal[np.argmax(self.action_scores(observation, action_mask)[legal])])
 
     def act_batch(self, observations, masks) -> np.ndarray:
         """``act`` for each row: the search agent plays its playouts on the vector env with this."""
@@ -201,7 +205,7 @@ def judge(a, supply, weights):
 
 # ---------------------------------------------------------------- the value agent
 
-class RoyalAssassinValueAgent:
+class RoyalAssassinValueAgent(FirstBestPlayer):
     """The heuristic's one-card look-ahead with a learned judge: a value network in place of the hand-written one.
 
     For each legal choice the agent plays the attack out in every way the rules allow (``endings``), then pictures
@@ -231,17 +235,7 @@ class RoyalAssassinValueAgent:
         self.network = network
         self.record = network.record
 
-    def reset(self, seed=None):
-        pass
-
-    def act(self, observation, action_mask) -> int:
-        legal = np.flatnonzero(action_mask)
-        if len(legal) == 1:
-            return int(legal[0])
-        # The first best in index order, as the heuristic's.
-        return int(legal[np.argmax(self.action_values(observation, action_mask)[legal])])
-
-    def action_values(self, observation, action_mask) -> np.ndarray:
+    def action_scores(self, observation, action_mask) -> np.ndarray:
         """Each action's worth (the chance of a win one card ahead; 2 for a win now), -inf for the illegal ones."""
         fields, leaf_group, leaf_won, group_ending, ending_action, ending_won = look_ahead(
             np.asarray(observation, dtype=np.float32), np.asarray(action_mask, dtype=bool))

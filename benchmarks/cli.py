@@ -163,7 +163,8 @@ def cmd_train(args) -> None:
         raise ValueError("--timesteps is PPO's budget: the value trainer's is --games")
     if algo != "value" and args.games is not None:
         raise ValueError("--games is the value trainer's budget (--algo value): PPO's is --timesteps")
-    result = train(args.game, timesteps=100_000 if args.timesteps is None else args.timesteps, seed=args.seed, n_envs=args.envs, out=args.out,
+    timesteps = 100_000 if args.timesteps is None else args.timesteps
+    result = train(args.game, timesteps=timesteps, seed=args.seed, n_envs=args.envs, out=args.out,
                    eval_episodes=args.eval_episodes, workers=args.workers, progress=not args.quiet,
                    env_kwargs=env_kwargs, vector=not args.single_envs, algo=algo, start=args.start,
                    start_episodes=args.start_episodes, self_play=args.self_play, teacher=args.teacher,

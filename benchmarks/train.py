@@ -5,11 +5,10 @@
     tabletop-gym train royal_assassin --algo value                       # a learned value, one card ahead
 
 writes ``<out>/model.pt`` and ``<out>/policy.npz`` (the actor, which numpy alone plays; sb3: ``model.zip``; value:
-``value.npz``),
-``<out>/learning_curve.png`` (win rate of the training episodes against timesteps, with the final evaluation
-marked), ``<out>/learning_curve.csv`` (the own PPO's curve, update by update; the value trainer's validation
-losses, round by round) and ``<out>/result.json`` (the game, its options, the hyperparameters, the seed, the steps, the time and
-the final evaluation).
+``value.npz``), ``<out>/learning_curve.png`` (win rate of the training episodes against timesteps, with the final
+evaluation marked), ``<out>/learning_curve.csv`` (the own PPO's curve, update by update; the value trainer's
+validation losses, round by round) and ``<out>/result.json`` (the game, its options, the hyperparameters, the seed,
+the steps, the time and the final evaluation).
 """
 
 from __future__ import annotations

@@ -70,7 +70,7 @@ def test_the_look_ahead_pictures_every_unseen_card_after_every_ending():
     assert checked > 20
 
 
-def test_action_values_are_the_mean_over_next_cards_of_the_best_table_judged():
+def test_action_scores_are_the_mean_over_next_cards_of_the_best_table_judged():
     """The agent's numbers, recomputed from the rules' own functions, table by table."""
     network = random_value()
     agent = RoyalAssassinValueAgent(network=network)
@@ -106,7 +106,7 @@ def test_action_values_are_the_mean_over_next_cards_of_the_best_table_judged():
                                             for reply_end in endings(table, reply)))
                     worth = np.mean(per_card)
                 expected[action] = max(expected[action], worth)
-        np.testing.assert_allclose(agent.action_values(obs, mask), expected, rtol=1e-5)
+        np.testing.assert_allclose(agent.action_scores(obs, mask), expected, rtol=1e-5)
 
 
 def test_a_win_now_is_taken_whatever_the_value_says():
@@ -219,4 +219,18 @@ def test_train_value_refuses_other_games_and_options(tmp_path):
         train("royal_assassin", algo="value", games=2, out=str(tmp_path), env_kwargs={"observation": "features"})
     with pytest.raises(ValueError, match="algo='value'"):
         train("royal_assassin", games=2, out=str(tmp_path))
+    with pytest.raises(ValueError, match="seed is 0 to 9"):
+        train("royal_assassin", algo="value", games=2, seed=10, out=str(tmp_path))
+    with pytest.raises(ValueError, match="games must be at least 2"):
+        train("royal_assassin", algo="value", games=1, out=str(tmp_path))
+    assert not any(tmp_path.iterdir())
+
+
+def test_the_command_line_keeps_each_trainers_budget_apart(tmp_path, capsys):
+    from tabletop_gym.benchmarks import cli
+
+    assert cli.main(["train", "royal_assassin", "--algo", "value", "--timesteps", "5", "--out", str(tmp_path)]) == 2
+    assert "--games" in capsys.readouterr().err
+    assert cli.main(["train", "royal_assassin", "--games", "5", "--out", str(tmp_path)]) == 2
+    assert "--timesteps" in capsys.readouterr().err
     assert not any(tmp_path.iterdir())
