@@ -326,11 +326,11 @@ def build_parser() -> argparse.ArgumentParser:
                                "MaskablePPO; value (royal_assassin): a learned value of the tables, played one card "
                                "ahead")
     training.add_argument("--timesteps", type=int, default=None,
-                          help="ppo, sb3: the budget (default 100,000; rounded up to whole rollouts; the run's record "
-                               "gives the count)")
+                          help="ppo, sb3: the budget, rounded up to whole rollouts (the run's record gives the "
+                               "count) (default: 100000)")
     training.add_argument("--games", type=int, default=None,
-                          help="value: deals of each phase, the heuristic's and then the value agent's own (default "
-                               "80,000)")
+                          help="value: deals of each phase, the heuristic's and then the value agent's own "
+                               "(default: 80000)")
     training.add_argument("--seed", type=int, default=0, help="the training run's seed")
     training.add_argument("--start", default=None, metavar="AGENT",
                           help="ppo: first learn to play as this agent does (heuristic, search...) by behaviour "
