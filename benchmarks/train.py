@@ -6,8 +6,8 @@
 
 writes ``<out>/model.pt`` and ``<out>/policy.npz`` (the actor, which numpy alone plays; sb3: ``model.zip``; value:
 ``value.npz``), ``<out>/learning_curve.png`` (win rate of the training episodes against timesteps, with the final
-evaluation marked), ``<out>/learning_curve.csv`` (the own PPO's curve, update by update; the value trainer's
-validation losses, round by round) and ``<out>/result.json`` (the game, its options, the hyperparameters, the seed,
+evaluation marked), ``<out>/learning_curve.csv`` (the own PPO's curve, update by update; the value trainer's,
+every 1,000 games) and ``<out>/result.json`` (the game, its options, the hyperparameters, the seed,
 the steps, the time and the final evaluation).
 """
 
@@ -233,7 +233,7 @@ def train(game: str, timesteps: int = 100_000, seed: int = 0, n_envs: int | None
         model_path, trained, seconds = run["model_path"], run["decisions"], run["seconds"]
         timesteps = trained  # its budget is games, not steps: the steps are the decisions it learned from
         hyperparameters = run["settings"]
-        curve = learning_curve([(step, won, 0.0) for step, won in run["games"]])
+        curve = run["curve"]
     else:
         from ..cluster import rllib
 

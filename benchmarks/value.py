@@ -68,10 +68,10 @@ class Settings:
 def play_games(agent, epsilon: float, chunk) -> dict:
     """``agent`` plays the deals of ``chunk`` (first seed, count), a random legal move instead of its own with
     probability ``epsilon`` at each decision with a choice. Every decision's row: the fields of the table its move
-    left, the deal, and (filled in at the end) whether the game was won."""
+    left, the deal, and (filled in at the end) whether the game was won and its score."""
     first, count = chunk
     env = gym.make(ENV_ID, illegal_action="raise")  # a bad move fails loudly
-    fields, deals, won = [], [], []
+    fields, deals, won, scores = [], [], [], []
     row = np.empty(TABLE_FIELD_COUNT, dtype=np.float32)
     for deal in range(first, first + count):
         rng = np.random.default_rng(deal)
@@ -89,9 +89,11 @@ def play_games(agent, epsilon: float, chunk) -> dict:
             steps, done = steps + 1, terminated or truncated
         deals += [deal] * steps
         won += [bool(info["won"])] * steps
+        scores += [float(info["score"])] * steps
     env.close()
     return {"fields": np.array(fields, dtype=np.float32).reshape(-1, TABLE_FIELD_COUNT),
-            "deal": np.array(deals, dtype=np.int64), "won": np.array(won, dtype=bool)}
+            "deal": np.array(deals, dtype=np.int64), "won": np.array(won, dtype=bool),
+            "score": np.array(scores, dtype=np.float32)}
 
 
 def games_of(agent, first: int, count: int, epsilon: float, workers: int, progress: bool, desc: str) -> dict:
@@ -102,24 +104,38 @@ def games_of(agent, first: int, count: int, epsilon: float, workers: int, progre
     wins = [0, 0]
 
     def done(chunk, part):
-        ends = np.r_[part["deal"][1:] != part["deal"][:-1], True]
-        wins[0] += int(part["won"][ends].sum())
+        wins[0] += int(part["won"][game_ends(part)].sum())
         wins[1] += chunk[1]
         bar.update(chunk[1])
         bar.set_postfix_str(f"win rate {100 * wins[0] / wins[1]:.1f}%", refresh=False)
 
     parts = in_workers(partial(play_games, agent, epsilon), chunks, workers, done)
     bar.close()
-    return {key: np.concatenate([part[key] for part in parts]) for key in ("fields", "deal", "won")}
+    return joined(*parts)
 
 
 def joined(*data: dict) -> dict:
-    return {key: np.concatenate([d[key] for d in data]) for key in ("fields", "deal", "won")}
+    return {key: np.concatenate([d[key] for d in data]) for key in ("fields", "deal", "won", "score")}
+
+
+def game_ends(data: dict) -> np.ndarray:
+    """The row of each game's last decision."""
+    return np.flatnonzero(np.r_[data["deal"][1:] != data["deal"][:-1], True])
 
 
 def win_rate(data: dict) -> float:
-    ends = np.r_[data["deal"][1:] != data["deal"][:-1], True]
-    return float(data["won"][ends].mean())
+    return float(data["won"][game_ends(data)].mean())
+
+
+def training_curve(data: dict, every: int = 1000, window: int = 100) -> list:
+    """Every ``every`` games: the decisions so far, and the win rate and mean score of the last ``window`` games."""
+    ends = game_ends(data)
+    rows = []
+    for count in [*range(every, len(ends), every), len(ends)]:
+        recent = ends[max(0, count - window):count]
+        rows.append({"step": int(ends[count - 1]) + 1, "win_rate": round(float(data["won"][recent].mean()), 4),
+                     "mean_score": round(float(data["score"][recent].mean()), 4)})
+    return rows
 
 
 # ---------------------------------------------------------------- 2. the fit
@@ -196,9 +212,11 @@ def value_arrays(net: nn.Sequential, record: dict) -> dict:
 
 def learn(games: int | None = None, seed: int = 0, out: str | Path = "runs/value", workers: int = 1,
           progress: bool = True, settings: Settings | None = None) -> dict:
-    """The whole recipe (the module's docstring); writes ``value.npz`` and ``learning_curve.csv`` under ``out``.
-    Returns the model's path, the decisions learned from, the settings, the seconds, and the training games'
-    (decision count, won) in order, for the learning curve."""
+    """The whole recipe (the module's docstring); writes ``value.npz`` (its record holds each fit's validation
+    losses) and ``learning_curve.csv`` (the training games: win rate and mean score of the last 100, every 1,000
+    games, against the decisions played, as the PPO trainer's) under ``out``.
+    Returns the model's path, the decisions learned from, the settings, the seconds and the curve's (step, win
+    rate) points."""
     settings = settings or Settings()
     if games is not None:
         settings = Settings(**{**asdict(settings), "games": games})
@@ -240,10 +258,10 @@ def learn(games: int | None = None, seed: int = 0, out: str | Path = "runs/value
                               f"--seed {seed}"})
     model_path = folder / "value.npz"
     np.savez_compressed(model_path, **value_arrays(net, record))
+    curve = training_curve(data)
     with open(folder / "learning_curve.csv", "w", newline="") as f:
-        writer = csv.DictWriter(f, fieldnames=list(log[0]))
+        writer = csv.DictWriter(f, fieldnames=list(curve[0]))
         writer.writeheader()
-        writer.writerows(log)
-    ends = np.flatnonzero(np.r_[data["deal"][1:] != data["deal"][:-1], True])
+        writer.writerows(curve)
     return {"model_path": model_path, "decisions": len(data["won"]), "settings": asdict(settings),
-            "seconds": seconds, "games": [(int(end) + 1, bool(data["won"][end])) for end in ends]}
+            "seconds": seconds, "curve": [(row["step"], row["win_rate"]) for row in curve]}

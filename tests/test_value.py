@@ -168,6 +168,18 @@ def test_the_value_agent_plays_royal_assassin_only():
         make_agent("value:/nonexistent/value.npz", "royal_assassin")
 
 
+def test_the_training_curve_reads_the_last_games_every_so_many():
+    from tabletop_gym.benchmarks.value import training_curve
+
+    # five games of 2, 1, 3, 1 and 2 decisions: won, lost, won, won, lost; scores 10 to 14
+    deal = np.array([7, 7, 8, 9, 9, 9, 10, 11, 11])
+    won = np.array([1, 1, 0, 1, 1, 1, 1, 0, 0], dtype=bool)
+    score = np.array([10, 10, 11, 12, 12, 12, 13, 14, 14], dtype=np.float32)
+    rows = training_curve({"deal": deal, "won": won, "score": score}, every=2, window=2)
+    assert rows == [{"step": 3, "win_rate": 0.5, "mean_score": 10.5}, {"step": 7, "win_rate": 1.0, "mean_score": 12.5},
+                    {"step": 9, "win_rate": 0.5, "mean_score": 13.5}]
+
+
 def test_td_targets_mix_the_next_value_and_the_next_target():
     from tabletop_gym.benchmarks.value import td_targets
 
@@ -200,9 +212,12 @@ def test_train_value_runs_a_tiny_budget_end_to_end(tmp_path):
     saved = json.loads((tmp_path / "result.json").read_text())
     assert saved["hyperparameters"]["algo"] == "value" and saved["hyperparameters"]["games"] == 6
     assert saved["evaluation"]["episodes"] == 4 and result.timesteps == saved["timesteps"] > 12
-    lines = (tmp_path / "learning_curve.csv").read_text().splitlines()
-    assert len(lines) == 1 + 2 * (1 + 2)  # two fits, each the outcomes then two rounds
+    from tabletop_gym.benchmarks.curves import read_run
+
+    run = read_run(tmp_path)  # as tabletop-gym curves reads it
+    assert list(run["step"]) == [result.timesteps] and 0 <= run["win_rate"][0] <= 1
     agent = make_agent(f"value:{tmp_path / 'value.npz'}", "royal_assassin")
+    assert len(agent.record["validation"]) == 2 * (1 + 2)  # two fits, each the outcomes then two rounds
     assert agent.record["deals"] == [41_000_000, 41_000_011]
     assert agent.record["decisions"] == result.timesteps
     assert [len(layer[1]) for layer in agent.network.layers] == [8, 8, 1]
