@@ -165,7 +165,8 @@ def fit_value(data: dict, settings: Settings, seed: int, log: list, phase: str) 
     optimizer = torch.optim.Adam(net.parameters(), lr=settings.learning_rate)
     fields = torch.as_tensor(data["fields"])
     won = data["won"].astype(np.float32)
-    last = np.r_[data["deal"][1:] != data["deal"][:-1], True]
+    last = np.zeros(len(won), dtype=bool)
+    last[game_ends(data)] = True
     held_out = torch.as_tensor(data["deal"] % settings.held_out == 0)
     train_fields = fields[~held_out]
     generator = torch.Generator().manual_seed(seed)
