@@ -23,8 +23,8 @@ AGENTS = {
              "(agents/models/value/)",
     "ppo:<path>": "a saved policy: policy.npz or model.pt (tabletop-gym train), or a MaskablePPO model.zip (--algo sb3)",
     "search-ppo:<path>": "the search agent on a saved policy (policy.npz or model.pt), in the roles search-ppo gives it",
-    "search-value": "Royal Assassin's search agent with the value agent's choice standing unless beaten (the quick "
-                    "heuristic finishes the playouts)",
+    "search-value": "Royal Assassin's search agent with the value agent's choice standing unless beaten, the value "
+                    "without its look-ahead finishing the playouts",
     "value:<path>": "a saved value (value.npz of tabletop-gym train royal_assassin --algo value)",
 }
 
@@ -100,7 +100,8 @@ def make_agent(name: str, game: str | None = None, seed: int | None = None) -> A
     if lowered.startswith("value:") or lowered == "value":
         return value_agent(game, key[6:] or None)
     if lowered == "search-value":
-        return search_agent(game, seed, value_agent(game), roles=("prior",))
+        quick = value_agent(game, lookahead=False)  # judges all the playouts' tables in one pass
+        return search_agent(game, seed, value_agent(game), roles=("prior",), rollout=quick)
     if lowered.startswith("rllib:"):
         from ..cluster.rllib import RLlibAgent  # needs the ray extra
 
@@ -120,20 +121,22 @@ def make_agent(name: str, game: str | None = None, seed: int | None = None) -> A
     return search_agent(game, seed, learned)
 
 
-def value_agent(game: str | None, path: str | None = None):
-    """Royal Assassin's value agent: the value that ships, or the one saved at ``path``."""
+def value_agent(game: str | None, path: str | None = None, lookahead: bool = True):
+    """Royal Assassin's value agent: the value that ships, or the one saved at ``path``; with its look-ahead or
+    without."""
     if game is None or short_name(game) != "royal_assassin":
         raise ValueError(f"the value agent plays royal_assassin only{f', not {game}' if game else ': name it'}")
     from .royal_assassin import RoyalAssassinValueAgent
 
-    return RoyalAssassinValueAgent(path)
+    return RoyalAssassinValueAgent(path, lookahead=lookahead)
 
 
-def search_agent(game: str, seed: int | None = None, learned=None, roles: tuple | None = None):
+def search_agent(game: str, seed: int | None = None, learned=None, roles: tuple | None = None, rollout=None):
     """The game's search agent (``SEARCH``); with ``learned`` (a policy agent that has ``act_batch`` and
     ``probabilities``), the search agent on that policy: the roles it takes and the settings it changes are the
     game's ``LEARNED_SEARCH``, or the ``roles`` given (``prior``, ``rollout``, ``proposer``) with ``SEARCH``'s
-    settings."""
+    settings. ``rollout``: the player that finishes the playouts, where neither the heuristic nor ``learned``
+    should."""
     from .search import SearchAgent
 
     settings = dict(SEARCH[short_name(game)])
@@ -144,7 +147,8 @@ def search_agent(game: str, seed: int | None = None, learned=None, roles: tuple 
     elif roles is None:
         settings.update(LEARNED_SEARCH.get(short_name(game), {}))
         roles = settings.pop("learned_roles", ("prior", "rollout"))
-    rollout = learned if "rollout" in roles else heuristic(game, **rollout_options)
+    if rollout is None:
+        rollout = learned if "rollout" in roles else heuristic(game, **rollout_options)
     prior = None  # the rollout policy's choice stands
     if "prior" in roles:
         prior = learned
