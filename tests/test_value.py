@@ -9,6 +9,7 @@ import pytest
 
 from tabletop_gym.agents import make_agent
 from tabletop_gym.agents.policy import ValueNetwork
+from tabletop_gym.agents.search import vector_class
 from tabletop_gym.agents.royal_assassin import (SHIPPED_VALUE, TABLE_FIELD_COUNT, TABLE_FIELDS,
                                                  RoyalAssassinValueAgent, endings, fill_after_fields,
                                                  fill_table_fields, look_ahead, unseen_by_suit)
@@ -147,6 +148,9 @@ def test_without_look_ahead_each_action_is_worth_its_best_ending_judged():
         assert row_scores[choice] == row_scores.max()
         single = agent.action_scores(obs, mask)
         assert single[agent.act(obs, mask)] == pytest.approx(single[choice], abs=1e-5)
+    ahead = RoyalAssassinValueAgent(network=network)  # with the look-ahead, the batch is played row by row
+    assert list(ahead.act_batch(observations[:12], masks[:12])) == [ahead.act(o, m) for o, m in
+                                                                    zip(observations[:12], masks[:12])]
 
 
 def test_search_value_keeps_the_value_agents_choice_and_finishes_playouts_without_look_ahead():
@@ -161,7 +165,7 @@ def test_search_value_keeps_the_value_agents_choice_and_finishes_playouts_withou
     while not done:
         obs, _, terminated, truncated, info = env.step(agent.act(obs, info["action_mask"]))
         done = terminated or truncated
-    assert agent._vector_class is not None  # the playouts ran side by side on the vector env
+    assert vector_class(env.unwrapped) is not None  # so the playouts ran side by side on the vector env
 
 
 def test_the_fields_after_a_move_count_the_unseen_cards():
