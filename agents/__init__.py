@@ -24,7 +24,7 @@ AGENTS = {
     "ppo:<path>": "a saved policy: policy.npz or model.pt (tabletop-gym train), or a MaskablePPO model.zip (--algo sb3)",
     "search-ppo:<path>": "the search agent on a saved policy (policy.npz or model.pt), in the roles search-ppo gives it",
     "search-value": "Royal Assassin's search agent with the value agent's choice standing unless beaten, the value "
-                    "without its look-ahead finishing the playouts",
+                    "without its look-ahead playing two choices on and judging where each playout stops",
     "value:<path>": "a saved value (value.npz of tabletop-gym train royal_assassin --algo value)",
 }
 
@@ -71,6 +71,11 @@ LEARNED_SEARCH = {
     "one_card_dungeon": {"candidates": 6, "learned_roles": ("proposer",)},
 }
 
+# Royal Assassin's search on its value agent (search-value): the look-ahead value agent's choice stands unless beaten;
+# the value agent without look-ahead plays each playout on for two choices, and the value then judges where it stopped
+# (its chance of a win from there, ``leaf_value``): far less noisy than one game played to its end.
+VALUE_SEARCH = {"max_rollout_steps": 2}
+
 
 def short_name(game: str) -> str:
     """The short name (``dungeon_solitaire``) of a game given by short name or Gymnasium id."""
@@ -101,7 +106,8 @@ def make_agent(name: str, game: str | None = None, seed: int | None = None) -> A
         return value_agent(game, key[6:] or None)
     if lowered == "search-value":
         quick = value_agent(game, lookahead=False)  # judges all the playouts' tables in one pass
-        return search_agent(game, seed, value_agent(game), roles=("prior",), rollout=quick)
+        return search_agent(game, seed, value_agent(game), roles=("prior",), rollout=quick,
+                            leaf_value=quick.chances, **VALUE_SEARCH)
     if lowered.startswith("rllib:"):
         from ..cluster.rllib import RLlibAgent  # needs the ray extra
 
@@ -131,12 +137,13 @@ def value_agent(game: str | None, path: str | None = None, lookahead: bool = Tru
     return RoyalAssassinValueAgent(path, lookahead=lookahead)
 
 
-def search_agent(game: str, seed: int | None = None, learned=None, roles: tuple | None = None, rollout=None):
+def search_agent(game: str, seed: int | None = None, learned=None, roles: tuple | None = None, rollout=None,
+                 **changes):
     """The game's search agent (``SEARCH``); with ``learned`` (a policy agent that has ``act_batch`` and
     ``probabilities``), the search agent on that policy: the roles it takes and the settings it changes are the
     game's ``LEARNED_SEARCH``, or the ``roles`` given (``prior``, ``rollout``, ``proposer``) with ``SEARCH``'s
     settings. ``rollout``: the player that finishes the playouts, where neither the heuristic nor ``learned``
-    should."""
+    should. ``changes``: ``SearchAgent`` settings in place of those."""
     from .search import SearchAgent
 
     settings = dict(SEARCH[short_name(game)])
@@ -155,7 +162,7 @@ def search_agent(game: str, seed: int | None = None, learned=None, roles: tuple 
     elif rollout_options:  # a quicker heuristic plays out: the full one's choice stands
         prior = heuristic(game)
     proposer = learned if "proposer" in roles else None  # None: the prior names any candidates
-    return SearchAgent(rollout=rollout, prior=prior, proposer=proposer, seed=seed, **settings)
+    return SearchAgent(rollout=rollout, prior=prior, proposer=proposer, seed=seed, **{**settings, **changes})
 
 
 def _named_horizon(game: str, settings: dict) -> dict:
@@ -175,5 +182,5 @@ def saved_policy(path: str, seed: int | None = None):
     return PPOAgent(path, seed=seed)
 
 
-__all__ = ["Agent", "RandomAgent", "PolicyAgent", "AGENTS", "HEURISTICS", "SEARCH", "LEARNED_SEARCH", "make_agent",
-           "heuristic", "short_name", "committed_model", "saved_policy", "search_agent", "value_agent"]
+__all__ = ["Agent", "RandomAgent", "PolicyAgent", "AGENTS", "HEURISTICS", "SEARCH", "LEARNED_SEARCH", "VALUE_SEARCH",
+           "make_agent", "heuristic", "short_name", "committed_model", "saved_policy", "search_agent", "value_agent"]

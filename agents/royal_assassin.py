@@ -258,6 +258,11 @@ class RoyalAssassinValueAgent(FirstBestPlayer):
         np.maximum.at(scores, (ending_row, ending_action), worth)
         return scores
 
+    def chances(self, observations, masks) -> np.ndarray:
+        """Each row's chance of a win as the value sees it without the look-ahead: that of the best table a legal
+        action leaves (1 for a win). What the search agent judges a playout cut short by (its ``leaf_value``)."""
+        return np.minimum(self.scores_now(observations, masks).max(axis=1), 1.0)
+
     def action_scores(self, observation, action_mask) -> np.ndarray:
         """Each action's worth (the chance of a win one card ahead, or without the look-ahead the chance from the
         best table it leaves; 2 for a win now), -inf for the illegal ones."""

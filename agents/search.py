@@ -21,6 +21,10 @@ The policy whose choice is kept (``prior``) need not be the one that finishes th
 whose heuristic thinks a card ahead (and is ten times slower for it) can keep that heuristic's choices
 while a faster player finishes the playouts, buying many more sampled worlds for the same time.
 
+A playout need not run to the end: cut after ``max_rollout_steps`` choices, it can be judged by ``leaf_value``
+(a learned value's chance of a win from where it stopped). A game played to its end says only won or lost; a judge
+says how likely, so the paired differences between actions are less noisy, at the price of the judge's errors.
+
 A policy that rates every action (a learned policy's ``probabilities``) can also name the few worth searching
 (``candidates``): where a decision has many legal actions, a budget spread over all of them gives each too few
 worlds to tell them apart, and the differences found are mostly noise. That policy (``proposer``) is the prior by
@@ -76,7 +80,9 @@ class SearchAgent:
     value, so that among actions that win equally often the one that scores more is preferred.
     ``margin`` (in standard errors of the paired difference) is how much better than the prior's
     choice another action must look to be preferred.
-    ``max_rollout_steps`` cuts long playouts; a cut playout is valued by the score as it stands.
+    ``max_rollout_steps`` cuts long playouts; a cut playout is valued by the score as it stands, plus
+    ``leaf_value(observations, masks)`` of where it stopped when given: a judge of the rest of the game (one value
+    per row, on the reward's scale), such as a learned value, so that short playouts can stand for whole ones.
     ``horizon(before, now)``, given the decision's table and the playout's table (both ``describe()``), may
     end a playout early: it returns the playout's value where it should stop, else None (the batched playouts
     have no horizon, so a search with one plays its worlds one at a time).
@@ -92,7 +98,7 @@ class SearchAgent:
 
     def __init__(self, simulations: int = 64, rollout=None, score_weight: float = 0.001, margin: float = 1.0,
                  seed=None, max_rollout_steps: int = 10_000, prior=None, horizon=None, min_worlds: int | None = None,
-                 candidates: int | None = None, proposer=None):
+                 candidates: int | None = None, proposer=None, leaf_value=None):
         rollout = rollout if rollout is not None else RandomAgent()
         prior = prior if prior is not None else rollout
         proposer = proposer if proposer is not None else prior
@@ -109,6 +115,7 @@ class SearchAgent:
         self.score_weight = score_weight
         self.margin = margin
         self.max_rollout_steps = max_rollout_steps
+        self.leaf_value = leaf_value
         self.horizon = horizon
         self.min_worlds = min_worlds
         self.candidates = candidates
@@ -172,7 +179,12 @@ class SearchAgent:
         vector.load([world.state for world in worlds for _ in legal],
                     [twin for world in worlds for twin in copies(world.np_random, legal.size)])
         rewards, outcome = vector.play_out(np.tile(legal, len(worlds)), self.rollout, self.max_rollout_steps)
-        return (rewards + self.score_weight * outcome["score"].astype(np.float64)).reshape(len(worlds), legal.size)
+        values = rewards + self.score_weight * outcome["score"].astype(np.float64)
+        if self.leaf_value is not None:
+            cut, observations, masks = vector.unfinished()
+            if cut.size:
+                values[cut] += self.leaf_value(observations, masks)
+        return values.reshape(len(worlds), legal.size)
 
     def _choose(self, legal: np.ndarray, values: np.ndarray, default: int) -> int:
         """The best action by mean value, if it beats the default by ``margin`` standard errors."""
@@ -202,6 +214,9 @@ class SearchAgent:
             observation, reward, terminated, truncated, info = world.step(choice)
             total += reward
             steps += 1
-        if not (terminated or truncated):
-            info = world.outcome()  # cut short: the score as it stands
+        if not (terminated or truncated):  # cut short: the score as it stands, and the judge's view of the rest
+            if self.leaf_value is not None:
+                mask = np.asarray(info["action_mask"])
+                total += float(self.leaf_value(np.asarray(observation)[None], mask[None])[0])
+            info = world.outcome()
         return outcome_value(info, total, self.score_weight)

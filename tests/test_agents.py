@@ -229,13 +229,29 @@ class ObservationHash:
         return (masks.cumsum(axis=1) > picks[:, None]).argmax(axis=1)
 
 
+class JudgeByMask:
+    """A stand-in judge of cut playouts: a number that depends on where each stopped (exact in any batch); it counts
+    the playouts it judged."""
+
+    def __init__(self):
+        self.judged = 0
+
+    def __call__(self, observations, masks):
+        self.judged += len(masks)
+        return np.asarray(masks).sum(axis=1) / 4 + (np.asarray(observations)[:, 0] > 0)
+
+
 @pytest.mark.parametrize("game", [name for name in NAMES if name != "splendor"])
-def test_batched_playouts_give_each_world_and_action_the_value_a_single_playout_gives(game):
+@pytest.mark.parametrize("steps, judge", [(60, None), (2, JudgeByMask)])
+def test_batched_playouts_give_each_world_and_action_the_value_a_single_playout_gives(game, steps, judge):
     """All of a decision's playouts on one vector env, against one playout at a time on clones: the same values,
-    world by world and action by action (dice included: each playout copies its world's generator)."""
+    world by world and action by action (dice included: each playout copies its world's generator); playouts cut
+    after two choices are judged alike."""
     env = gym.make(GAMES[game][0]).unwrapped
     rollout = heuristic(game, lookahead=False) if game == "dead_center" else ObservationHash()
-    agent = SearchAgent(simulations=2, rollout=rollout, seed=0, score_weight=0.25, max_rollout_steps=60)
+    leaf_value = judge() if judge else None
+    agent = SearchAgent(simulations=2, rollout=rollout, seed=0, score_weight=0.25, max_rollout_steps=steps,
+                        leaf_value=leaf_value)
     agent.attach(env)
     assert agent._vector_class is not None
     values = []
@@ -252,6 +268,8 @@ def test_batched_playouts_give_each_world_and_action_the_value_a_single_playout_
         np.testing.assert_array_equal(batched, single)
         values.extend(batched.ravel())
     assert len(set(values)) > 1  # the playouts end in different places: the comparison has something to compare
+    if leaf_value is not None:  # both ways judged the same playouts, and some were cut
+        assert leaf_value.judged % 2 == 0 and leaf_value.judged > 0
 
 
 def test_splendor_search_plays_its_worlds_out_one_at_a_time():

@@ -7,7 +7,7 @@ import gymnasium as gym
 import numpy as np
 import pytest
 
-from tabletop_gym.agents import make_agent
+from tabletop_gym.agents import VALUE_SEARCH, make_agent
 from tabletop_gym.agents.policy import ValueNetwork
 from tabletop_gym.agents.search import vector_class
 from tabletop_gym.agents.royal_assassin import (SHIPPED_VALUE, TABLE_FIELD_COUNT, TABLE_FIELDS,
@@ -153,10 +153,23 @@ def test_without_look_ahead_each_action_is_worth_its_best_ending_judged():
                                                                     zip(observations[:12], masks[:12])]
 
 
-def test_search_value_keeps_the_value_agents_choice_and_finishes_playouts_without_look_ahead():
+def test_the_chance_of_a_table_is_its_best_choices_worth_and_a_win_is_certain():
+    agent = RoyalAssassinValueAgent(network=random_value(5), lookahead=False)
+    observations, masks = map(np.array, zip(*decisions_of(range(30))))
+    scores = agent.scores_now(observations, masks)
+    chances = agent.chances(observations, masks)
+    wins = scores.max(axis=1) == 2.0
+    assert wins.any() and not wins.all()
+    np.testing.assert_array_equal(chances[wins], 1.0)
+    np.testing.assert_array_equal(chances[~wins], scores[~wins].max(axis=1))
+    assert ((chances[~wins] > 0) & (chances[~wins] < 1)).all()
+
+
+def test_search_value_keeps_the_value_agents_choice_and_judges_short_playouts_by_the_value():
     agent = make_agent("search-value", "royal_assassin", seed=0)
     assert isinstance(agent.prior, RoyalAssassinValueAgent) and agent.prior.lookahead
     assert isinstance(agent.rollout, RoyalAssassinValueAgent) and not agent.rollout.lookahead
+    assert agent.leaf_value == agent.rollout.chances and agent.max_rollout_steps == VALUE_SEARCH["max_rollout_steps"]
     env = gym.make(ENV_ID, illegal_action="raise")
     obs, info = env.reset(seed=3)
     agent.attach(env)

@@ -230,6 +230,40 @@ def test_load_starts_each_game_from_a_single_envs_state_and_its_generator(game):
             going[i] = not (ended or cut)
 
 
+class FirstLegal:
+    """A batch player that takes each game's first legal action."""
+
+    def act_batch(self, observations, masks):
+        return np.asarray(masks, dtype=bool).argmax(axis=1)
+
+
+@pytest.mark.parametrize("game", [name for name in VECTOR_GAMES if name != "splendor"])
+def test_unfinished_names_the_games_play_out_cut_short_as_a_player_sees_them(game):
+    single = gym.make(env_id(game)).unwrapped
+    cls = type(gym.make_vec(env_id(game), num_envs=1, vectorization_mode="vector_entry_point").unwrapped)
+    vector = cls.like(single, 8)
+    with pytest.raises(gym.error.ResetNeeded, match="load"):
+        vector.unfinished()
+    states, rngs = [], []
+    for seed in range(8):
+        single.reset(seed=seed)
+        states.append(single.state)
+        rngs.append(copy.deepcopy(single.np_random))
+    vector.load(states, rngs)
+    first = vector.action_masks().argmax(axis=1)
+    ends = {}
+    for steps in (0, 3, 10_000):  # cut at once, a few choices in, and (every game) at the end
+        vector.load(states, [copy.deepcopy(rng) for rng in rngs])
+        vector.play_out(first, FirstLegal(), steps)
+        rows, observations, masks = vector.unfinished()
+        ends[steps] = set(rows.tolist())
+        for row, observation, mask in zip(rows, observations, masks):
+            state = vector.take(int(row))
+            np.testing.assert_array_equal(observation, single.rules.observe(state))
+            np.testing.assert_array_equal(mask, single.rules.legal_mask(state))
+    assert ends[0] >= ends[3] and ends[0] and not ends[10_000]
+
+
 def test_splendors_view_cannot_be_loaded_from_single_states():
     single = gym.make(env_id("splendor")).unwrapped
     cls = type(gym.make_vec(env_id("splendor"), num_envs=1, vectorization_mode="vector_entry_point").unwrapped)

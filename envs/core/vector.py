@@ -363,8 +363,8 @@ class TabletopVectorEnv(VectorEnv):
         ``policy.act_batch(observations, masks)`` chooses for the games still going, until each ends or the policy
         has made ``max_steps`` choices in it. Only the games still going are looked at, so a few long games cost
         little. Returns each game's final reward as the single env pays it (0 for a game cut short) and the outcome
-        arrays of every game (as things stand for one cut short). The games are then left as they ended: ``load``
-        or ``reset`` before stepping again."""
+        arrays of every game (as things stand for one cut short; ``unfinished()`` names those). The games are then
+        left as they ended: ``load`` or ``reset`` before stepping again."""
         if self.state is None:
             raise gym.error.ResetNeeded("call load() or reset() before play_out()")
         everyone = np.ones(self.num_envs, dtype=bool)
@@ -392,6 +392,14 @@ class TabletopVectorEnv(VectorEnv):
         self._needs_reset = over | self._truncated()
         self._mask = self._legal_masks()
         return np.where(over, self._final_rewards(outcome), 0.0), outcome
+
+    def unfinished(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The games still going (after ``play_out``, those it cut short): their indices, observations and legal
+        masks, as a player would see them, so that a search can judge where its playouts stopped."""
+        if self.state is None:
+            raise gym.error.ResetNeeded("call load() or reset() before unfinished()")
+        rows = np.flatnonzero(~self._needs_reset)
+        return rows, self._observe(self.state.view(rows)), self._mask[rows].copy()
 
     def action_masks(self) -> np.ndarray:
         """The legal actions of every game, (N, n) bool (the method sb3-contrib's MaskablePPO calls)."""
