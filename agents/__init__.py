@@ -73,7 +73,7 @@ LEARNED_SEARCH = {
 
 # Royal Assassin's search on its value agent (search-value): the look-ahead value agent's choice stands unless beaten;
 # the value agent without look-ahead plays each playout on for two choices, and the value then judges where it stopped
-# (its chance of a win from there, ``leaf_value``): far less noisy than one game played to its end.
+# (its chance of a win from there, ``leaf_value``): less noisy than one game played to its end.
 VALUE_SEARCH = {"max_rollout_steps": 2}
 
 
