@@ -175,13 +175,15 @@ def worker_context():
     return multiprocessing.get_context("fork") if "fork" in multiprocessing.get_all_start_methods() else None
 
 
-def one_thread_each() -> None:
-    """A worker's numerical libraries (numpy's BLAS, torch's OpenMP) on one thread. The workers already share the
-    cores; threads of their own on top fight over them: two workers playing the Royal Assassin value agent, whose
-    products are large enough for BLAS to split, ran ten times slower so."""
+def one_thread_each():
+    """A worker's numerical libraries (numpy's BLAS, torch's OpenMP) on one thread; used as a context manager, until
+    its end. The workers already share the cores; threads of their own on top fight over them: two workers playing
+    the Royal Assassin value agent, whose products are large enough for BLAS to split, ran ten times slower so. One
+    worker in this process plays on one thread too: its games are a string of small products, and BLAS's threads
+    spin between them (the value agent on 1,000 deals: 12 CPU s on one thread, 69 on this machine's two)."""
     from threadpoolctl import threadpool_limits
 
-    threadpool_limits(1)
+    return threadpool_limits(1)
 
 
 def in_workers(function, chunks: list, workers: int, on_result=None) -> list:
@@ -191,10 +193,11 @@ def in_workers(function, chunks: list, workers: int, on_result=None) -> list:
     ``functools.partial`` of one."""
     results = [None] * len(chunks)
     if workers == 1 or len(chunks) == 1:
-        for i, chunk in enumerate(chunks):
-            results[i] = function(chunk)
-            if on_result is not None:
-                on_result(chunk, results[i])
+        with one_thread_each():
+            for i, chunk in enumerate(chunks):
+                results[i] = function(chunk)
+                if on_result is not None:
+                    on_result(chunk, results[i])
         return results
     with ProcessPoolExecutor(max_workers=min(workers, len(chunks)), mp_context=worker_context(),
                              initializer=one_thread_each) as pool:

@@ -44,6 +44,18 @@ def test_workers_run_their_numerical_libraries_on_one_thread():
     assert all(found) and {n for threads in found for n in threads} == {1}
 
 
+def test_one_worker_plays_on_one_thread_and_gives_this_process_its_threads_back():
+    import numpy as np
+    from threadpoolctl import threadpool_limits
+
+    np.ones((2, 2)) @ np.ones((2, 2))
+    with threadpool_limits(2):  # as on a machine of two cores or more, whatever this one has
+        before = blas_threads(None)
+        found = in_workers(blas_threads, [0, 1], 1)
+        assert found == [[1] * len(before)] * 2
+        assert blas_threads(None) == before
+
+
 def test_evaluate_is_reproducible_and_independent_of_workers():
     one = evaluate("dungeon_solitaire", "random", episodes=60, seed=3, workers=1, progress=False)
     two = evaluate("dungeon_solitaire", "random", episodes=60, seed=3, workers=2, progress=False)
