@@ -180,7 +180,8 @@ def one_thread_each():
     its end. The workers already share the cores; threads of their own on top fight over them: two workers playing
     the Royal Assassin value agent, whose products are large enough for BLAS to split, ran ten times slower so. One
     worker in this process plays on one thread too: its games are a string of small products, and BLAS's threads
-    spin between them (the value agent on 1,000 deals: 12 CPU s on one thread, 69 on this machine's two)."""
+    spin between them (the value agent on 1,000 deals, beside another job: 12 CPU s on one thread, 69 on this
+    machine's two)."""
     from threadpoolctl import threadpool_limits
 
     return threadpool_limits(1)

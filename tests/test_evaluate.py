@@ -51,6 +51,8 @@ def test_one_worker_plays_on_one_thread_and_gives_this_process_its_threads_back(
     np.ones((2, 2)) @ np.ones((2, 2))
     with threadpool_limits(2):  # as on a machine of two cores or more, whatever this one has
         before = blas_threads(None)
+        if not before or max(before) < 2:
+            pytest.skip("BLAS runs one thread here, whatever it is asked: nothing to limit")
         found = in_workers(blas_threads, [0, 1], 1)
         assert found == [[1] * len(before)] * 2
         assert blas_threads(None) == before
