@@ -19,13 +19,14 @@ AGENTS = {
     "ppo": "the game's learned policy that ships in agents/models/ (numpy only; how it was trained is in its record)",
     "search-ppo": "the search agent on the game's learned policy: its prior and playout policy, or (Dead Center, "
                   "One Card Dungeon) the namer of the actions worth searching",
-    "value": "Royal Assassin's learned value of the tables, played with the heuristic's one-card look-ahead "
-             "(agents/models/value/)",
+    "value": "the heuristic with a learned value where it had a rule of thumb (agents/models/value/): Royal "
+             "Assassin's value of the tables, judged one card ahead; One Card Dungeon's value of the levels' starts, "
+             "choosing at each level-up between a heal and the next upgrade",
     "ppo:<path>": "a saved policy: policy.npz or model.pt (tabletop-gym train), or a MaskablePPO model.zip (--algo sb3)",
     "search-ppo:<path>": "the search agent on a saved policy (policy.npz or model.pt), in the roles search-ppo gives it",
-    "search-value": "Royal Assassin's search agent with the value agent's choice standing unless beaten, the value "
-                    "without its look-ahead playing two choices on and judging where each playout stops",
-    "value:<path>": "a saved value (value.npz of tabletop-gym train royal_assassin --algo value)",
+    "search-value": "the search agent with the value agent's choice standing unless beaten; Royal Assassin's playouts "
+                    "are the value's without its look-ahead, two choices on, judged by the value where they stop",
+    "value:<path>": "a saved value (value.npz of tabletop-gym train <game> --algo value)",
 }
 
 # Each game's heuristic: (module in agents/, class).
@@ -71,10 +72,13 @@ LEARNED_SEARCH = {
     "one_card_dungeon": {"candidates": 6, "learned_roles": ("proposer",)},
 }
 
-# Royal Assassin's search on its value agent (search-value): the look-ahead value agent's choice stands unless beaten;
-# the value agent without look-ahead plays each playout on for two choices, and the value then judges where it stopped
-# (its chance of a win from there, ``leaf_value``): less noisy than one game played to its end.
+# The search on a value agent (search-value): the value agent's choice stands unless beaten. Royal Assassin: the value
+# agent without look-ahead plays each playout on for two choices, and the value then judges where it stopped (its
+# chance of a win from there, ``leaf_value``): less noisy than one game played to its end. One Card Dungeon: the search
+# as ``SEARCH`` has it, the heuristic finishing the playouts; a level-up ends its playouts at once, so there the value
+# agent's choice stands.
 VALUE_SEARCH = {"max_rollout_steps": 2}
+VALUE_GAMES = ("royal_assassin", "one_card_dungeon")
 
 
 def short_name(game: str) -> str:
@@ -105,6 +109,8 @@ def make_agent(name: str, game: str | None = None, seed: int | None = None) -> A
     if lowered.startswith("value:") or lowered == "value":
         return value_agent(game, key[6:] or None)
     if lowered == "search-value":
+        if short_name(value_game(game)) == "one_card_dungeon":
+            return search_agent(game, seed, value_agent(game), roles=("prior",))
         quick = value_agent(game, lookahead=False)  # judges all the playouts' tables in one pass
         return search_agent(game, seed, value_agent(game), roles=("prior",), rollout=quick,
                             leaf_value=quick.chances, **VALUE_SEARCH)
@@ -127,11 +133,21 @@ def make_agent(name: str, game: str | None = None, seed: int | None = None) -> A
     return search_agent(game, seed, learned)
 
 
+def value_game(game: str | None) -> str:
+    """``game``, if a value agent plays it (``VALUE_GAMES``); else a ValueError naming those that do."""
+    if game is None or short_name(game) not in VALUE_GAMES:
+        raise ValueError(f"the value agent plays {' and '.join(VALUE_GAMES)} only"
+                         f"{f', not {game}' if game else ': name the game'}")
+    return game
+
+
 def value_agent(game: str | None, path: str | None = None, lookahead: bool = True):
-    """Royal Assassin's value agent: the value that ships, or the one saved at ``path``; with its look-ahead or
-    without."""
-    if game is None or short_name(game) != "royal_assassin":
-        raise ValueError(f"the value agent plays royal_assassin only{f', not {game}' if game else ': name it'}")
+    """The game's value agent: the value that ships, or the one saved at ``path``; Royal Assassin's with its
+    look-ahead or without."""
+    if short_name(value_game(game)) == "one_card_dungeon":
+        from .one_card_dungeon import OneCardDungeonValueAgent
+
+        return OneCardDungeonValueAgent(path)
     from .royal_assassin import RoyalAssassinValueAgent
 
     return RoyalAssassinValueAgent(path, lookahead=lookahead)
@@ -183,4 +199,5 @@ def saved_policy(path: str, seed: int | None = None):
 
 
 __all__ = ["Agent", "RandomAgent", "PolicyAgent", "AGENTS", "HEURISTICS", "SEARCH", "LEARNED_SEARCH", "VALUE_SEARCH",
-           "make_agent", "heuristic", "short_name", "committed_model", "saved_policy", "search_agent", "value_agent"]
+           "VALUE_GAMES", "make_agent", "heuristic", "short_name", "committed_model", "saved_policy", "search_agent",
+           "value_agent", "value_game"]

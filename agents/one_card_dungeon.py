@@ -1,13 +1,16 @@
-"""A heuristic player for One Card Dungeon that reads only the observation."""
+"""Players for One Card Dungeon that read only the observation: a heuristic, and the heuristic with a learned value
+of the levels' starts choosing when to heal."""
 
 from __future__ import annotations
 
 from functools import lru_cache
 from itertools import product
+from pathlib import Path
 
 import numpy as np
 
 from ..envs.one_card_dungeon import rules
+from .policy import MODELS, ValueNetwork
 
 _I = {name: i for i, (name, _) in enumerate(rules.OBSERVATION_FIELDS)}
 _ACTION = {name: i for i, name in enumerate(rules.ACTION_NAMES)}
@@ -412,6 +415,16 @@ class OneCardDungeonHeuristic:
     def _level_up(self, t: Table, mask) -> int:
         if t.health <= self.heal_at_before.get(t.level + 1, self.heal_at):
             return _HEAL
+        return self.next_upgrade(t, mask)
+
+    def level_up_choices(self, t: Table, mask) -> list:
+        """The two choices the rule for level-ups chooses between: the next upgrade, and the heal (just the heal when
+        every skill is at its cap)."""
+        upgrade = self.next_upgrade(t, mask)
+        return [upgrade] if upgrade == _HEAL else [upgrade, _HEAL]
+
+    def next_upgrade(self, t: Table, mask) -> int:
+        """The upgrade ``upgrade_order`` has next (a heal when every skill is at its cap)."""
         # Follow the order of upgrades: the first skill still below what the order has reached there.
         skills = {"speed": t.speed, "attack": t.attack, "defense": t.defense, "range": t.range}
         planned = dict(rules.ADVENTURER_START)
@@ -469,3 +482,69 @@ def level_end(before: dict, now: dict) -> float | None:
     if before["phase"] != "level_up" and cleared >= before["level"]:
         return cleared + HEALTH_KEPT * now["adventurer"]["health"]
     return float(cleared)
+
+
+# ---------------------------------------------------------------- a learned value of the levels' starts
+
+SHIPPED_VALUE = MODELS / "value" / "one_card_dungeon.npz"
+# What the value reads of a level's start: the level (one-hot), the Health and the four skills, each over 6 (the most
+# Health, and the skills' default cap).
+START_FIELDS = [f"level_{n}" for n in range(1, rules.NUM_LEVELS + 1)] + ["health", *rules.UPGRADES]
+START_FIELD_COUNT = len(START_FIELDS)
+_SCALE = 6
+
+
+def start_fields(level: int, health: int, skills) -> np.ndarray:
+    """The value's fields of the start of ``level`` with ``health`` and ``skills`` (speed, attack, defense, range)."""
+    fields = np.zeros(START_FIELD_COUNT, dtype=np.float32)
+    fields[level - 1] = 1.0
+    fields[rules.NUM_LEVELS] = health / _SCALE
+    fields[rules.NUM_LEVELS + 1:] = np.asarray(skills, dtype=np.float32) / _SCALE
+    return fields
+
+
+def level_up_fields(t: Table, choice: int) -> np.ndarray:
+    """The fields of the next level's start after the level-up action ``choice`` (an upgrade or the heal)."""
+    skills = list(t.skills())
+    health = t.health
+    if choice == _HEAL:
+        health = rules.MAX_HEALTH
+    else:
+        skills[choice - rules.A_UPGRADE] += 1
+    return start_fields(t.level + 1, health, skills)
+
+
+class OneCardDungeonValueAgent(OneCardDungeonHeuristic):
+    """The heuristic, but a learned value decides whether a level-up heals or takes the next upgrade.
+
+    At each level-up the agent weighs the two choices the heuristic's rule chooses between, a heal to full Health
+    and the next skill of ``upgrade_order``, by a network's judgement of the start each leaves: the levels the
+    adventurer will have cleared by the game's end, from the next level's number, the Health and the skills
+    (``START_FIELDS``), learned from games (``tabletop-gym train one_card_dungeon --algo value``,
+    ``tabletop_gym.benchmarks.value``). Everything else is the heuristic's: the turns, the dice and the order of the
+    upgrades. (Left to choose among all five level-up actions, a value learned this way wandered to skills the games
+    it learned from seldom held, and judged them badly.)
+
+    ``path``: a saved value (``.npz``); by default the one that ships, ``agents/models/value/one_card_dungeon.npz``.
+    The agent is deterministic: ``seed`` is accepted for the common interface.
+    """
+
+    name = "value"
+
+    def __init__(self, path=None, seed=None, network: ValueNetwork | None = None, **options):
+        super().__init__(seed=seed, **options)
+        self.path = str(path or SHIPPED_VALUE)
+        if network is None:
+            if not Path(self.path).is_file():
+                raise ValueError(f"no saved value at {self.path}")
+            network = ValueNetwork(self.path)
+        if network.field_count != START_FIELD_COUNT:
+            raise ValueError(f"the value at {self.path} reads {network.field_count} fields of a level's start; One "
+                             f"Card Dungeon's have {START_FIELD_COUNT}")
+        self.network = network
+        self.record = network.record
+
+    def _level_up(self, t: Table, mask) -> int:
+        choices = self.level_up_choices(t, mask)
+        worth = self.network(np.stack([level_up_fields(t, choice) for choice in choices]))
+        return choices[int(np.argmax(worth))]  # the upgrade on a tie

@@ -323,14 +323,15 @@ def build_parser() -> argparse.ArgumentParser:
                           help="--backend rllib: the Ray cluster to connect to (default: a new local Ray instance)")
     training.add_argument("--algo", choices=[a for a in ALGOS if a != "rllib"], default="ppo",
                           help="ppo: the project's own masked PPO on the native vector env; sb3: sb3-contrib's "
-                               "MaskablePPO; value (royal_assassin): a learned value of the tables, played one card "
-                               "ahead")
+                               "MaskablePPO; value (royal_assassin, one_card_dungeon): a learned value the game's "
+                               "value agent plays: of the tables, one card ahead; of the levels' starts, at each "
+                               "level-up")
     training.add_argument("--timesteps", type=int, default=None,
                           help="ppo, sb3: the budget, rounded up to whole rollouts (the run's record gives the "
                                "count) (default: 100000)")
     training.add_argument("--games", type=int, default=None,
                           help="value: deals of each phase, the heuristic's and then the value agent's own "
-                               "(default: 80000)")
+                               "(default: 80000 for royal_assassin, 6000 for one_card_dungeon)")
     training.add_argument("--seed", type=int, default=0, help="the training run's seed")
     training.add_argument("--start", default=None, metavar="AGENT",
                           help="ppo: first learn to play as this agent does (heuristic, search...) by behaviour "

@@ -22,7 +22,7 @@ from pathlib import Path
 import gymnasium as gym
 import numpy as np
 
-from ..envs import GAMES, game_id
+from ..envs import GAMES, game_id, game_name
 from ..envs.core.env import observation_modes, observation_size
 from .evaluate import BUILT_IN_OPPONENTS, MULTIPLAYER, EvalResult, evaluate
 
@@ -177,9 +177,11 @@ def train(game: str, timesteps: int = 100_000, seed: int = 0, n_envs: int | None
     ``ppo_settings``: fields of ``tabletop_gym.benchmarks.ppo.Settings`` to change (``learning_rate``...).
     ``read_plain=False`` (own PPO, ``env_kwargs`` with ``observation="features"`` or ``"actions"``): the policy
     reads the features alone, not the plain observation before them (``MaskedPolicy``'s ``read_from``).
-    ``algo="value"`` (Royal Assassin): a learned value of the tables, played with the heuristic's one-card
-    look-ahead (``tabletop_gym.benchmarks.value``): ``games`` deals a phase (default 80,000), ``timesteps`` unused;
-    ``value_settings``: fields of ``tabletop_gym.benchmarks.value.Settings`` to change. It writes ``value.npz``.
+    ``algo="value"`` (Royal Assassin, One Card Dungeon): a learned value the game's value agent plays
+    (``tabletop_gym.benchmarks.value``): of the tables, judged one card ahead (Royal Assassin), or of the levels'
+    starts, judging each level-up (One Card Dungeon); ``games`` deals a phase (default 80,000 and 6,000),
+    ``timesteps`` unused; ``value_settings``: fields of ``tabletop_gym.benchmarks.value.Settings`` to change. It
+    writes ``value.npz``.
     ``self_play`` (Splendor, own PPO): train on the AEC env against a league of the learner's snapshots and the
     random and greedy players (``tabletop_gym.benchmarks.selfplay``); the final evaluation is against the greedy
     player. For Splendor ``other_evaluations`` holds the evaluations against the other built-in opponents
@@ -226,10 +228,10 @@ def train(game: str, timesteps: int = 100_000, seed: int = 0, n_envs: int | None
         model_path, trained, hyperparameters, seconds, curve = _train_sb3(
             env_id, timesteps, seed, n_envs, folder, training_kwargs, progress, vector)
     elif algo == "value":
-        from .value import Settings as ValueSettings, learn as learn_value
+        from .value import learn as learn_value
 
-        run = learn_value(games, seed, folder, workers or os.cpu_count() or 1, progress,
-                          ValueSettings(**(value_settings or {})))
+        run = learn_value(game_name(env_id), games, seed, folder, workers or os.cpu_count() or 1, progress,
+                          value_settings)
         model_path, trained, seconds = run["model_path"], run["decisions"], run["seconds"]
         timesteps = trained  # its budget is games, not steps: the steps are the decisions it learned from
         hyperparameters = run["settings"]
@@ -263,7 +265,7 @@ def train(game: str, timesteps: int = 100_000, seed: int = 0, n_envs: int | None
     # The learning curve and a record of the run.
     curve_path = folder / "learning_curve.png"
     name = {"ppo": "masked PPO", "sb3": "MaskablePPO (sb3-contrib)", "rllib": "RLlib PPO (masked)",
-            "value": "learned value, one card ahead"}[algo]
+            "value": "learned value"}[algo]
     plot_curve(curve, result, f"{name} on {env_id}", curve_path)
     options = {key: _by_name(value) for key, value in training_kwargs.items()}
     outcome = TrainResult(env_id, trained, timesteps, seed, str(model_path), str(curve_path), curve,
@@ -273,9 +275,10 @@ def train(game: str, timesteps: int = 100_000, seed: int = 0, n_envs: int | None
 
 
 def _check_value_options(env_id, env_kwargs, self_play, read_plain, ppo_settings) -> None:
-    if env_id != GAMES["royal_assassin"][0]:
-        raise ValueError(f"the value trainer (algo='value') learns Royal Assassin's tables; {env_id} has the "
-                         f"other algorithms ({', '.join(a for a in ALGOS if a != 'value')})")
+    if env_id not in (GAMES["royal_assassin"][0], GAMES["one_card_dungeon"][0]):
+        raise ValueError(f"the value trainer (algo='value') learns Royal Assassin's tables and One Card Dungeon's "
+                         f"levels' starts; {env_id} has the other algorithms "
+                         f"({', '.join(a for a in ALGOS if a != 'value')})")
     if env_kwargs or self_play or not read_plain or ppo_settings:
         raise ValueError("the value trainer takes no env options, self_play, read_plain or ppo_settings: its agent "
                          "plays the plain env, and its settings are value_settings")

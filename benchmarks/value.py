@@ -1,22 +1,28 @@
-"""Learn a value of Royal Assassin's tables, played with the rules' one-card look-ahead.
+"""Learn a value of a game's positions from games: Royal Assassin's tables, One Card Dungeon's levels' starts.
 
     tabletop-gym train royal_assassin --algo value      # about 20 minutes on two cores
+    tabletop-gym train one_card_dungeon --algo value    # about 10 minutes on two cores
 
-The value agent (``RoyalAssassinValueAgent`` in ``agents/royal_assassin.py``) thinks as the heuristic does, one card
-ahead, but judges the tables it pictures with a network: the chance of winning from a table between two draws. This
-file learns that judge from games, top to bottom:
+Each game's value agent plays its heuristic's way, but with a learned judge where the heuristic has a rule of thumb:
+Royal Assassin's (``RoyalAssassinValueAgent`` in ``agents/royal_assassin.py``) judges the tables its one-card
+look-ahead pictures (the chance of winning from a table between two draws); One Card Dungeon's
+(``OneCardDungeonValueAgent`` in ``agents/one_card_dungeon.py``) judges, at each level-up, the next level's start after
+a heal and after the next upgrade (the levels the game will end with, as a share of the twelve). What each game keeps of
+a decision, and which moves are tried at random, is its entry in ``VALUE_GAMES`` below. This file learns the judge, top to bottom:
 
-1. The heuristic plays ``games`` deals with random moves mixed in: half of them a random legal move at a decision with
-   probability 0.3, half with 0.15. Every decision keeps the fields of the table its move left (``fill_after_fields``)
-   and whether the game was won. Without the random moves the value would only see the tables the heuristic chose,
-   and could not rank the others.
-2. An MLP (``TABLE_FIELD_COUNT`` -> 256 -> 256 -> 1, tanh between, a sigmoid after) is fitted to those games: to the
-   games' outcomes first (Monte Carlo), then in rounds to TD(lambda) targets made from its own values of the tables
-   that followed, which average out the luck of the cards still to come.
+1. The heuristic plays ``games`` deals with random moves mixed in. Royal Assassin: half of them a random legal move at
+   a decision with probability 0.3, half with 0.15, and every decision keeps the fields of the table its move left.
+   One Card Dungeon: at a level-up, with probability 0.3, a random one of the two choices weighed; the game's start and
+   every level's start keep their fields. Each row also keeps how the game ended (won, or the share of levels
+   cleared). Without the random moves the value would only see the positions the heuristic chose, and could not rank
+   the others.
+2. An MLP (the fields -> hidden -> hidden -> 1, tanh between, a sigmoid after) is fitted to those games: to the games'
+   outcomes first (Monte Carlo), then in rounds to TD(lambda) targets made from its own values of the positions that
+   followed, which average out the luck of the cards (or dice) still to come.
 3. One round of policy iteration: the value agent with that network plays ``games`` more deals (random moves with
-   probability 0.15), and a new network is fitted to all the games, as in 2.
+   probability ``own_epsilon``), and a new network is fitted to all the games, as in 2.
 4. It is saved as ``value.npz`` (the layers as a policy's are, and the run's record), which ``make_agent("value:<path>",
-   "royal_assassin")`` plays; ``tabletop_gym.benchmarks.train`` then evaluates it on deals it never saw.
+   game)`` plays; ``tabletop_gym.benchmarks.train`` then evaluates it on deals it never saw.
 
 The deals are 40,000,000 + 1,000,000 x seed onwards; the random moves of a deal come from a generator of its seed, so
 that a run gives the same games however many workers play them.
@@ -27,7 +33,7 @@ from __future__ import annotations
 import csv
 import json
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from functools import partial
 from pathlib import Path
 
@@ -38,12 +44,14 @@ from torch import nn
 from tqdm import tqdm
 
 from ..agents import heuristic
+from ..agents.one_card_dungeon import (START_FIELD_COUNT, OneCardDungeonValueAgent, Table, level_up_fields,
+                                       start_fields)
 from ..agents.policy import ValueNetwork, layer_arrays
 from ..agents.royal_assassin import TABLE_FIELD_COUNT, RoyalAssassinValueAgent, fill_after_fields
 from ..envs.core.compiled import compiled
+from ..envs.one_card_dungeon import rules as one_card_dungeon_rules
 from .evaluate import in_workers
 
-ENV_ID = "Tabletop/RoyalAssassin-v0"
 TRAINING_DEALS = 40_000_000  # + 1,000,000 x seed: away from the evaluations' deals (from 0, 10,000,000 + seed...)
 
 
@@ -63,40 +71,108 @@ class Settings:
     torch_threads: int = 2
 
 
+class RoyalAssassinTables:
+    """Royal Assassin: a row for every decision, the fields of the table its move left; a random move is any legal
+    one; the outcome is the win."""
+
+    env_id = "Tabletop/RoyalAssassin-v0"
+    field_count = TABLE_FIELD_COUNT
+    settings = Settings()
+
+    def value_agent(self, network: ValueNetwork):
+        return RoyalAssassinValueAgent("training", network=network)
+
+    def first_row(self, obs):
+        return None
+
+    def random_choices(self, agent, obs, mask):
+        return np.flatnonzero(mask)
+
+    def fill_row(self, obs, action: int, row: np.ndarray) -> bool:
+        fill_after_fields(np.asarray(obs, dtype=np.float32), action, row)
+        return True
+
+    def outcome(self, info: dict) -> float:
+        return float(info["won"])
+
+
+class OneCardDungeonStarts:
+    """One Card Dungeon: a row for the game's start and for each level-up, the fields of the level's start it leads
+    to; a random move is one of the two choices the value agent weighs at a level-up (the next upgrade or a heal),
+    and the turns are always the heuristic's; the outcome is the share of the twelve levels cleared."""
+
+    env_id = "Tabletop/OneCardDungeon-v0"
+    field_count = START_FIELD_COUNT
+    # A level's start has 17 fields and a game some ten of them: a small network, fitted longer on smaller batches.
+    settings = Settings(games=6_000, heuristic_epsilon=(0.3,), own_epsilon=0.3, hidden=64, outcome_epochs=20,
+                        td_epochs=5, batch_size=256)
+
+    def value_agent(self, network: ValueNetwork):
+        return OneCardDungeonValueAgent("training", network=network)
+
+    def first_row(self, obs):
+        t = Table(obs)
+        return start_fields(t.level, t.health, t.skills())
+
+    def random_choices(self, agent, obs, mask):
+        t = Table(obs)
+        return agent.level_up_choices(t, mask) if t.phase == one_card_dungeon_rules.LEVEL_UP else []
+
+    def fill_row(self, obs, action: int, row: np.ndarray) -> bool:
+        t = Table(obs)
+        if t.phase != one_card_dungeon_rules.LEVEL_UP:
+            return False
+        row[:] = level_up_fields(t, action)
+        return True
+
+    def outcome(self, info: dict) -> float:
+        return float(info["score"]) / one_card_dungeon_rules.NUM_LEVELS
+
+
+VALUE_GAMES = {"royal_assassin": RoyalAssassinTables(), "one_card_dungeon": OneCardDungeonStarts()}
+
+
 # ---------------------------------------------------------------- 1. games
 
-def play_games(agent, epsilon: float, chunk) -> dict:
-    """``agent`` plays the deals of ``chunk`` (first seed, count), a random legal move instead of its own with
-    probability ``epsilon`` at each decision with a choice. Every decision's row: the fields of the table its move
-    left, the deal, and (filled in at the end) whether the game was won and its score."""
+def play_games(game, agent, epsilon: float, chunk) -> dict:
+    """``agent`` plays the deals of ``chunk`` (first seed, count) of ``game`` (a ``VALUE_GAMES`` entry), with probability
+    ``epsilon`` a random one of the game's ``random_choices`` instead of its own move where there are two or more.
+    The rows: the game's first, then those of the decisions that keep one, each with its deal and (filled in at the
+    end) the game's outcome, whether it was won and its score."""
     first, count = chunk
-    env = gym.make(ENV_ID, illegal_action="raise")  # a bad move fails loudly
-    fields, deals, won, scores = [], [], [], []
-    row = np.empty(TABLE_FIELD_COUNT, dtype=np.float32)
+    env = gym.make(game.env_id, illegal_action="raise")  # a bad move fails loudly
+    fields, deals, outcomes, won, scores = [], [], [], [], []
+    row = np.empty(game.field_count, dtype=np.float32)
     for deal in range(first, first + count):
         rng = np.random.default_rng(deal)
         obs, info = env.reset(seed=deal)
         agent.reset(seed=deal)
-        steps, done = 0, False
+        start = game.first_row(obs)
+        rows = 0 if start is None else 1
+        if start is not None:
+            fields.append(start)
+        done = False
         while not done:
-            legal = np.flatnonzero(info["action_mask"])
             action = agent.act(obs, info["action_mask"])
-            if len(legal) > 1 and rng.random() < epsilon:
-                action = int(rng.choice(legal))
-            fill_after_fields(np.asarray(obs, dtype=np.float32), action, row)
-            fields.append(row.copy())
+            choices = game.random_choices(agent, obs, info["action_mask"])
+            if len(choices) > 1 and rng.random() < epsilon:
+                action = int(rng.choice(choices))
+            if game.fill_row(obs, action, row):
+                fields.append(row.copy())
+                rows += 1
             obs, reward, terminated, truncated, info = env.step(action)
-            steps, done = steps + 1, terminated or truncated
-        deals += [deal] * steps
-        won += [bool(info["won"])] * steps
-        scores += [float(info["score"])] * steps
+            done = terminated or truncated
+        deals += [deal] * rows
+        outcomes += [game.outcome(info)] * rows
+        won += [bool(info["won"])] * rows
+        scores += [float(info["score"])] * rows
     env.close()
-    return {"fields": np.array(fields, dtype=np.float32).reshape(-1, TABLE_FIELD_COUNT),
-            "deal": np.array(deals, dtype=np.int64), "won": np.array(won, dtype=bool),
-            "score": np.array(scores, dtype=np.float32)}
+    return {"fields": np.array(fields, dtype=np.float32).reshape(-1, game.field_count),
+            "deal": np.array(deals, dtype=np.int64), "outcome": np.array(outcomes, dtype=np.float32),
+            "won": np.array(won, dtype=bool), "score": np.array(scores, dtype=np.float32)}
 
 
-def games_of(agent, first: int, count: int, epsilon: float, workers: int, progress: bool, desc: str) -> dict:
+def games_of(game, agent, first: int, count: int, epsilon: float, workers: int, progress: bool, desc: str) -> dict:
     """``play_games`` over ``count`` deals from ``first``, shared among ``workers`` processes, in deal order."""
     size = max(1, -(-count // (workers * 8)))
     chunks = [(start, min(size, first + count - start)) for start in range(first, first + count, size)]
@@ -109,13 +185,13 @@ def games_of(agent, first: int, count: int, epsilon: float, workers: int, progre
         bar.update(chunk[1])
         bar.set_postfix_str(f"win rate {100 * wins[0] / wins[1]:.1f}%", refresh=False)
 
-    parts = in_workers(partial(play_games, agent, epsilon), chunks, workers, done)
+    parts = in_workers(partial(play_games, game, agent, epsilon), chunks, workers, done)
     bar.close()
     return joined(*parts)
 
 
 def joined(*data: dict) -> dict:
-    return {key: np.concatenate([d[key] for d in data]) for key in ("fields", "deal", "won", "score")}
+    return {key: np.concatenate([d[key] for d in data]) for key in ("fields", "deal", "outcome", "won", "score")}
 
 
 def game_ends(data: dict) -> np.ndarray:
@@ -141,19 +217,19 @@ def training_curve(data: dict, every: int = 1000, window: int = 100) -> list:
 # ---------------------------------------------------------------- 2. the fit
 
 @compiled
-def td_targets(values, won, last, td_lambda):
-    """TD(lambda) targets of a game's decisions, in order: at a game's last decision its outcome, before it
-    ``(1 - lambda) * value(next table) + lambda * target(next decision)``."""
+def td_targets(values, outcome, last, td_lambda):
+    """TD(lambda) targets of a game's rows, in order: at a game's last row its outcome, before it
+    ``(1 - lambda) * value(next row) + lambda * target(next row)``."""
     targets = np.empty(len(values), dtype=np.float32)
     following = 0.0
     for t in range(len(values) - 1, -1, -1):
-        following = won[t] if last[t] else (1 - td_lambda) * values[t + 1] + td_lambda * following
+        following = outcome[t] if last[t] else (1 - td_lambda) * values[t + 1] + td_lambda * following
         targets[t] = following
     return targets
 
 
-def value_network(hidden: int) -> nn.Sequential:
-    return nn.Sequential(nn.Linear(TABLE_FIELD_COUNT, hidden), nn.Tanh(), nn.Linear(hidden, hidden), nn.Tanh(),
+def value_network(field_count: int, hidden: int) -> nn.Sequential:
+    return nn.Sequential(nn.Linear(field_count, hidden), nn.Tanh(), nn.Linear(hidden, hidden), nn.Tanh(),
                          nn.Linear(hidden, 1))
 
 
@@ -161,11 +237,11 @@ def fit_value(data: dict, settings: Settings, seed: int, log: list, phase: str) 
     """A new network fitted to ``data``: the outcomes, then ``td_rounds`` rounds of TD(lambda) targets. Each
     round's validation loss (against the outcomes of the held-out games) goes to ``log``."""
     torch.manual_seed(seed)
-    net = value_network(settings.hidden)
+    net = value_network(data["fields"].shape[1], settings.hidden)
     optimizer = torch.optim.Adam(net.parameters(), lr=settings.learning_rate)
     fields = torch.as_tensor(data["fields"])
-    won = data["won"].astype(np.float32)
-    last = np.zeros(len(won), dtype=bool)
+    outcome = data["outcome"]
+    last = np.zeros(len(outcome), dtype=bool)
     last[game_ends(data)] = True
     held_out = torch.as_tensor(data["deal"] % settings.held_out == 0)
     train_fields = fields[~held_out]
@@ -190,18 +266,18 @@ def fit_value(data: dict, settings: Settings, seed: int, log: list, phase: str) 
         if held_out.any():
             with torch.no_grad():
                 loss = round(float(nn.functional.binary_cross_entropy_with_logits(
-                    net(fields[held_out])[:, 0], torch.as_tensor(won)[held_out])), 5)
+                    net(fields[held_out])[:, 0], torch.as_tensor(outcome)[held_out])), 5)
         log.append({"phase": phase, "round": round_, "targets": kind, "epochs": epochs, "validation_loss": loss})
 
-    train(won, settings.outcome_epochs, "outcomes", 0)
+    train(outcome, settings.outcome_epochs, "outcomes", 0)
     for round_ in range(1, settings.td_rounds + 1):
-        train(td_targets(values(), won, last, settings.td_lambda), settings.td_epochs, f"td({settings.td_lambda})",
+        train(td_targets(values(), outcome, last, settings.td_lambda), settings.td_epochs, f"td({settings.td_lambda})",
               round_)
     return net
 
 
-def value_agent(net: nn.Sequential, record: dict) -> RoyalAssassinValueAgent:
-    return RoyalAssassinValueAgent("training", network=ValueNetwork(value_arrays(net, record)))
+def value_agent(game, net: nn.Sequential, record: dict):
+    return game.value_agent(ValueNetwork(value_arrays(net, record)))
 
 
 def value_arrays(net: nn.Sequential, record: dict) -> dict:
@@ -211,16 +287,20 @@ def value_arrays(net: nn.Sequential, record: dict) -> dict:
 
 # ---------------------------------------------------------------- the run
 
-def learn(games: int | None = None, seed: int = 0, out: str | Path = "runs/value", workers: int = 1,
-          progress: bool = True, settings: Settings | None = None) -> dict:
-    """The whole recipe (the module's docstring); writes ``value.npz`` (its record holds each fit's validation
+def learn(game: str = "royal_assassin", games: int | None = None, seed: int = 0, out: str | Path = "runs/value",
+          workers: int = 1, progress: bool = True, changes: dict | None = None) -> dict:
+    """The whole recipe (the module's docstring) for ``game`` (a key of ``VALUE_GAMES``), with its ``Settings``
+    but ``changes`` (and ``games``, when given); writes ``value.npz`` (its record holds each fit's validation
     losses) and ``learning_curve.csv`` (the training games: win rate and mean score of the last 100, every 1,000
-    games, against the decisions played, as the PPO trainer's) under ``out``.
-    Returns the model's path, the decisions learned from, the settings, the seconds and the curve's (step, win
-    rate) points."""
-    settings = settings or Settings()
+    games, against the rows kept, as the PPO trainer's against its steps) under ``out``.
+    Returns the model's path, the rows learned from (``decisions``: for Royal Assassin every decision), the
+    settings, the seconds and the curve's (step, win rate) points."""
+    if game not in VALUE_GAMES:
+        raise ValueError(f"the value trainer learns {' and '.join(VALUE_GAMES)}, not {game}")
+    spec = VALUE_GAMES[game]
+    settings = replace(spec.settings, **(changes or {}))
     if games is not None:
-        settings = Settings(**{**asdict(settings), "games": games})
+        settings = replace(settings, games=games)
     if settings.games < len(settings.heuristic_epsilon):
         raise ValueError(f"games must be at least {len(settings.heuristic_epsilon)}, got {settings.games}")
     if not 0 <= seed < 10:
@@ -234,18 +314,18 @@ def learn(games: int | None = None, seed: int = 0, out: str | Path = "runs/value
 
     # 1. The heuristic's games, with random moves.
     shares = np.array_split(np.arange(settings.games), len(settings.heuristic_epsilon))
-    teacher = heuristic("royal_assassin")
-    taught = [games_of(teacher, first + int(share[0]), len(share), epsilon, workers, progress,
+    teacher = heuristic(game)
+    taught = [games_of(spec, teacher, first + int(share[0]), len(share), epsilon, workers, progress,
                        f"heuristic, epsilon {epsilon}") for share, epsilon in zip(shares, settings.heuristic_epsilon)]
     data = joined(*taught)
 
     # 2. The value fitted to them.
-    record = {"game": ENV_ID, "algo": "value", "seed": seed, "settings": asdict(settings)}
+    record = {"game": spec.env_id, "algo": "value", "seed": seed, "settings": asdict(settings)}
     net = fit_value(data, settings, seed, log, "heuristic's games")
 
     # 3. The value agent's own games, and the value fitted again to all.
-    own = games_of(value_agent(net, record), first + settings.games, settings.games, settings.own_epsilon, workers,
-                   progress, f"value agent, epsilon {settings.own_epsilon}")
+    own = games_of(spec, value_agent(spec, net, record), first + settings.games, settings.games,
+                   settings.own_epsilon, workers, progress, f"value agent, epsilon {settings.own_epsilon}")
     data = joined(data, own)
     net = fit_value(data, settings, seed, log, "all games")
     seconds = time.perf_counter() - started
@@ -255,7 +335,7 @@ def learn(games: int | None = None, seed: int = 0, out: str | Path = "runs/value
                    "training_win_rates": {"heuristic": [round(win_rate(d), 4) for d in taught],
                                           "value agent": round(win_rate(own), 4)},
                    "validation": log, "seconds": round(seconds, 1),
-                   "command": f"tabletop-gym train royal_assassin --algo value --games {settings.games} "
+                   "command": f"tabletop-gym train {game} --algo value --games {settings.games} "
                               f"--seed {seed}"})
     model_path = folder / "value.npz"
     np.savez_compressed(model_path, **value_arrays(net, record))

@@ -8,7 +8,10 @@ import pytest
 from helpers import place_in_dungeon as place
 
 from tabletop_gym.agents import make_agent
-from tabletop_gym.agents.one_card_dungeon import HEALTH_KEPT, OneCardDungeonHeuristic, level_end
+from tabletop_gym.agents.one_card_dungeon import (HEALTH_KEPT, SHIPPED_VALUE, START_FIELD_COUNT, START_FIELDS,
+                                                  OneCardDungeonHeuristic, OneCardDungeonValueAgent, Table,
+                                                  level_end, level_up_fields, start_fields)
+from tabletop_gym.agents.policy import ValueNetwork
 from tabletop_gym.envs.one_card_dungeon import rules
 
 ENV_ID = "Tabletop/OneCardDungeon-v0"
@@ -281,3 +284,87 @@ def test_the_search_agent_plays_out_to_the_level_end_and_plays_a_level_legally()
         searched.add((key, sampled[0] > before))
     assert ((rules.ASSIGN, False), True) in searched
     assert ((rules.ACT, True), True) not in searched and ((rules.ACT, True), False) in searched
+
+
+# ---------------------------------------------------------------- the value agent: a learned judge of the level-ups
+
+def at_level_up(health=4, attack=1, level=1):
+    """A table at the level-up after ``level``: the last monster struck down with Health ``health`` kept."""
+    env = start(rolls=[6, 1, 1], level=level)
+    place(env, adventurer=(4, 0), monsters=[(4, 1), None], hp=[1, 0], health=health, attack=attack)
+    env.step(rules.ACTION_NAMES.index("assign_MHL"))
+    env.step(rules.ACTION_NAMES.index("attack_0"))
+    assert env.state.phase == rules.LEVEL_UP
+    return env
+
+
+def judge(**weights):
+    """A value of one linear layer (then the sigmoid) with these weights on the named start fields."""
+    weight = np.zeros((1, START_FIELD_COUNT))
+    for name, w in weights.items():
+        weight[0, START_FIELDS.index(name)] = w
+    return ValueNetwork({"weight_0": weight, "bias_0": np.zeros(1), "record": np.array("{}")})
+
+
+def test_the_start_fields_after_a_level_up_are_the_next_level_with_the_heal_or_the_skill_raised():
+    env = at_level_up(health=4, attack=2)
+    t = Table(rules.observe(env.state))
+    assert START_FIELDS[:2] == ["level_1", "level_2"] and START_FIELDS[-5:] == ["health", *rules.UPGRADES]
+    np.testing.assert_allclose(level_up_fields(t, rules.A_HEAL), start_fields(2, 6, (1, 2, 1, 2)))
+    np.testing.assert_allclose(level_up_fields(t, rules.A_UPGRADE + 2), start_fields(2, 4, (1, 2, 2, 2)))
+    fields = start_fields(2, 4, (1, 2, 2, 2))
+    assert fields[1] == 1 and fields.sum() == pytest.approx(1 + (4 + 1 + 2 + 2 + 2) / 6)
+
+
+@pytest.mark.parametrize("weights, expected", [({"health": 1.0}, "heal"), ({"health": 1.0, "attack": 3.0},
+                                                                          "upgrade_attack"),
+                                               ({}, "upgrade_attack"), ({"health": -1.0}, "upgrade_attack")])
+def test_the_value_agent_heals_or_takes_the_next_upgrade_as_its_value_rates_the_next_start(weights, expected):
+    # Health 4 of 6: a heal adds 2/6 to the health field, the next upgrade (Attack) 1/6 to the attack field. The
+    # heuristic's rule would take the upgrade; a tie keeps it too.
+    agent = OneCardDungeonValueAgent(network=judge(**weights))
+    assert choose(agent, at_level_up(health=4)) == expected
+    assert choose(OneCardDungeonHeuristic(), at_level_up(health=4)) == "upgrade_attack"
+
+
+def test_the_value_agent_weighs_only_the_heal_and_the_upgrade_the_heuristic_has_next():
+    # Attack already raised once: Defense is next in the order. Range weighs most, but is not a choice.
+    agent = OneCardDungeonValueAgent(network=judge(range=5.0, defense=1.0, health=0.5))
+    assert choose(agent, at_level_up(health=5, attack=2)) == "upgrade_defense"
+    agent = OneCardDungeonValueAgent(network=judge(range=5.0, health=1.0))
+    assert choose(agent, at_level_up(health=5, attack=2)) == "heal"
+
+
+def test_the_value_agent_turns_away_a_value_of_the_wrong_size():
+    wrong = ValueNetwork({"weight_0": np.zeros((1, 5)), "bias_0": np.zeros(1), "record": np.array("{}")})
+    with pytest.raises(ValueError, match="reads 5 fields of a level's start; One Card Dungeon's have 17"):
+        OneCardDungeonValueAgent(network=wrong)
+
+
+def test_the_shipped_value_plays_legally_and_says_how_it_was_made():
+    agent = make_agent("value", "one_card_dungeon")
+    assert isinstance(agent, OneCardDungeonValueAgent) and agent.path == str(SHIPPED_VALUE)
+    assert agent.record["command"].startswith("tabletop-gym train one_card_dungeon --algo value")
+    env = gym.make(ENV_ID, illegal_action="raise")
+    scores = []
+    for seed in range(12):
+        obs, info = env.reset(seed=seed)
+        done = False
+        while not done:
+            action = agent.act(obs, info["action_mask"])
+            assert info["action_mask"][action]
+            obs, _, terminated, truncated, info = env.step(action)
+            done = terminated or truncated
+        scores.append(info["score"])
+    assert max(scores) > 1
+
+
+def test_search_value_keeps_the_value_agents_level_up_and_searches_as_the_search_agent():
+    agent = make_agent("search-value", "one_card_dungeon", seed=0)
+    assert isinstance(agent.prior, OneCardDungeonValueAgent)
+    assert type(agent.rollout) is OneCardDungeonHeuristic and agent.horizon is level_end
+    assert (agent.simulations, agent.min_worlds) == (48, 8)
+    for health in (2, 5):
+        env = at_level_up(health=health)
+        agent.attach(env)
+        assert choose(agent, env) == choose(agent.prior, env)

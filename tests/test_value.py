@@ -1,5 +1,6 @@
-"""Royal Assassin's value agent (a learned judge of tables, one card ahead) and its trainer: the tables it pictures,
-how their values combine, legal play, the trainer end to end, and the value that ships."""
+"""Royal Assassin's value agent (a learned judge of tables, one card ahead) and the value trainer: the tables it
+pictures, how their values combine, legal play, the trainer end to end on both its games (One Card Dungeon's value
+agent is tested in test_agent_one_card_dungeon.py), and the value that ships."""
 
 import json
 
@@ -218,10 +219,12 @@ def test_the_shipped_value_says_how_it_was_made():
     assert agent.record["decisions"] > 0 and agent.record["seconds"] > 0
 
 
-def test_the_value_agent_plays_royal_assassin_only():
-    with pytest.raises(ValueError, match="royal_assassin only"):
+def test_the_value_agent_plays_royal_assassin_and_one_card_dungeon_only():
+    with pytest.raises(ValueError, match="royal_assassin and one_card_dungeon only, not dungeon_solitaire"):
         make_agent("value", "dungeon_solitaire")
-    with pytest.raises(ValueError, match="royal_assassin only"):
+    with pytest.raises(ValueError, match="only, not dead_center"):
+        make_agent("search-value", "dead_center")
+    with pytest.raises(ValueError, match="royal_assassin and one_card_dungeon only: name the game"):
         make_agent("value")
     with pytest.raises(ValueError, match="no saved value"):
         make_agent("value:/nonexistent/value.npz", "royal_assassin")
@@ -251,12 +254,13 @@ def test_td_targets_mix_the_next_value_and_the_next_target():
 
 
 def test_the_games_are_the_same_however_many_workers_play_them():
-    from tabletop_gym.benchmarks.value import games_of, play_games
+    from tabletop_gym.benchmarks.value import VALUE_GAMES, games_of, play_games
 
+    game = VALUE_GAMES["royal_assassin"]
     teacher = make_agent("heuristic", "royal_assassin")
-    whole = games_of(teacher, 40_000_000, 6, 0.3, workers=1, progress=False, desc="")
-    parts = [play_games(teacher, 0.3, (40_000_000, 2)), play_games(teacher, 0.3, (40_000_002, 4))]
-    for key in ("fields", "deal", "won"):
+    whole = games_of(game, teacher, 40_000_000, 6, 0.3, workers=1, progress=False, desc="")
+    parts = [play_games(game, teacher, 0.3, (40_000_000, 2)), play_games(game, teacher, 0.3, (40_000_002, 4))]
+    for key in ("fields", "deal", "outcome", "won"):
         np.testing.assert_array_equal(whole[key], np.concatenate([p[key] for p in parts]))
     assert sorted(set(whole["deal"])) == list(range(40_000_000, 40_000_006))
 
@@ -287,7 +291,7 @@ def test_train_value_runs_a_tiny_budget_end_to_end(tmp_path):
 def test_train_value_refuses_other_games_and_options(tmp_path):
     from tabletop_gym.benchmarks.train import train
 
-    with pytest.raises(ValueError, match="Royal Assassin's tables"):
+    with pytest.raises(ValueError, match="Royal Assassin's tables and One Card Dungeon's levels' starts"):
         train("dead_center", algo="value", games=2, out=str(tmp_path))
     with pytest.raises(ValueError, match="no env options"):
         train("royal_assassin", algo="value", games=2, out=str(tmp_path), env_kwargs={"observation": "features"})
@@ -308,3 +312,43 @@ def test_the_command_line_keeps_each_trainers_budget_apart(tmp_path, capsys):
     assert cli.main(["train", "royal_assassin", "--games", "5", "--out", str(tmp_path)]) == 2
     assert "--timesteps" in capsys.readouterr().err
     assert not any(tmp_path.iterdir())
+
+
+def test_one_card_dungeons_rows_are_the_games_start_and_each_levels_start_with_the_levels_cleared():
+    from tabletop_gym.agents.one_card_dungeon import START_FIELDS, start_fields
+    from tabletop_gym.benchmarks.value import VALUE_GAMES, play_games
+
+    teacher = make_agent("heuristic", "one_card_dungeon")
+    at = {name: i for i, name in enumerate(START_FIELDS)}
+    skills = [at[name] for name in ("speed", "attack", "defense", "range")]
+    plain = play_games(VALUE_GAMES["one_card_dungeon"], teacher, 0.0, (40_000_000, 6))
+    explored = play_games(VALUE_GAMES["one_card_dungeon"], teacher, 1.0, (40_000_000, 6))
+    for data in (plain, explored):
+        for deal in range(40_000_000, 40_000_006):
+            rows = data["fields"][data["deal"] == deal]
+            score = data["score"][data["deal"] == deal][0]
+            assert len(rows) == 1 + min(score, 11)  # a level-up after each level cleared but the last
+            np.testing.assert_array_equal(rows[0], start_fields(1, 6, (1, 1, 1, 2)))
+            assert list(np.argmax(rows[:, :12], axis=1)) == list(range(len(rows)))
+            # each level-up heals to full or raises one skill by one
+            raised = np.rint((rows[1:, skills] - rows[:-1, skills]) * 6).sum(axis=1)
+            healed = rows[1:, at["health"]] == 1.0
+            assert ((raised == 1) | ((raised == 0) & healed)).all()
+            np.testing.assert_allclose(data["outcome"][data["deal"] == deal], score / 12)
+    assert not np.array_equal(plain["fields"], explored["fields"])  # the random choices are taken
+
+
+def test_train_value_runs_a_tiny_budget_on_one_card_dungeon(tmp_path):
+    pytest.importorskip("matplotlib")
+    from tabletop_gym.agents.one_card_dungeon import OneCardDungeonValueAgent
+    from tabletop_gym.benchmarks.train import train
+
+    tiny = {"hidden": 8, "outcome_epochs": 1, "td_rounds": 1, "td_epochs": 1}
+    result = train("one_card_dungeon", algo="value", games=3, seed=2, out=str(tmp_path), eval_episodes=2,
+                   workers=1, progress=False, value_settings=tiny)
+    agent = make_agent(f"value:{tmp_path / 'value.npz'}", "one_card_dungeon")
+    assert isinstance(agent, OneCardDungeonValueAgent)
+    assert agent.record["deals"] == [42_000_000, 42_000_005] and agent.record["decisions"] == result.timesteps >= 6
+    assert agent.record["command"] == "tabletop-gym train one_card_dungeon --algo value --games 3 --seed 2"
+    assert agent.record["settings"]["hidden"] == 8 and agent.record["settings"]["batch_size"] == 256
+    assert [len(layer[1]) for layer in agent.network.layers] == [8, 8, 1]
