@@ -5,12 +5,11 @@ from __future__ import annotations
 
 from functools import lru_cache
 from itertools import product
-from pathlib import Path
 
 import numpy as np
 
 from ..envs.one_card_dungeon import rules
-from .policy import MODELS, ValueNetwork
+from .policy import MODELS, ValueNetwork, saved_value
 
 _I = {name: i for i, (name, _) in enumerate(rules.OBSERVATION_FIELDS)}
 _ACTION = {name: i for i, name in enumerate(rules.ACTION_NAMES)}
@@ -534,15 +533,8 @@ class OneCardDungeonValueAgent(OneCardDungeonHeuristic):
     def __init__(self, path=None, seed=None, network: ValueNetwork | None = None, **options):
         super().__init__(seed=seed, **options)
         self.path = str(path or SHIPPED_VALUE)
-        if network is None:
-            if not Path(self.path).is_file():
-                raise ValueError(f"no saved value at {self.path}")
-            network = ValueNetwork(self.path)
-        if network.field_count != START_FIELD_COUNT:
-            raise ValueError(f"the value at {self.path} reads {network.field_count} fields of a level's start; One "
-                             f"Card Dungeon's have {START_FIELD_COUNT}")
-        self.network = network
-        self.record = network.record
+        self.network = saved_value(self.path, network, START_FIELD_COUNT, "One Card Dungeon's levels' starts")
+        self.record = self.network.record
 
     def _level_up(self, t: Table, mask) -> int:
         choices = self.level_up_choices(t, mask)

@@ -89,6 +89,18 @@ class ValueNetwork:
         return 1 / (1 + np.exp(-z))
 
 
+def saved_value(path: str, network: ValueNetwork | None, field_count: int, fields_of: str) -> ValueNetwork:
+    """``network``, or else the value saved at ``path``, checked to read ``field_count`` fields (of ``fields_of``, for
+    the error: what a game's value reads)."""
+    if network is None:
+        if not Path(path).is_file():
+            raise ValueError(f"no saved value at {path}")
+        network = ValueNetwork(path)
+    if network.field_count != field_count:
+        raise ValueError(f"the value at {path} reads {network.field_count} fields; {fields_of} have {field_count}")
+    return network
+
+
 def mlp_layers(arrays: dict, prefix: str = "") -> list:
     """The (weight, bias) pairs of a saved MLP, in order: ``{prefix}weight_0``, ``{prefix}bias_0``, ..."""
     count = sum(1 for key in arrays if key.startswith(prefix + "weight_"))

@@ -3,7 +3,6 @@ one-card look-ahead."""
 
 from __future__ import annotations
 
-from pathlib import Path
 
 import numpy as np
 
@@ -15,7 +14,7 @@ from ..envs.royal_assassin.rules import (A_ASSASSIN, A_ATTACK, AT_ATTACK_TOTAL, 
                                          AT_RESULT, AT_TARGET, ACTION_FIELD_COUNT, CONTINUE, MAX_FACES,
                                          NUM_ACTIONS, NUM_CARDS, SUIT_TOTAL, WON, describe_table, fill_legal_mask,
                                          fill_seen_game, may_attack, reserve_run, take_action, turn_card)
-from .policy import MODELS, ValueNetwork
+from .policy import MODELS, ValueNetwork, saved_value
 
 _I = {name: i for i, (name, _) in enumerate(rules.OBSERVATION_FIELDS)}
 _UNSEEN = np.array([_I[f"card_{card_code(c)}_deck"] for c in range(NUM_CARDS)])
@@ -230,15 +229,8 @@ class RoyalAssassinValueAgent(FirstBestPlayer):
     def __init__(self, path=None, seed=None, network: ValueNetwork | None = None, lookahead: bool = True):
         self.lookahead = lookahead
         self.path = str(path or SHIPPED_VALUE)
-        if network is None:
-            if not Path(self.path).is_file():
-                raise ValueError(f"no saved value at {self.path}")
-            network = ValueNetwork(self.path)
-        if network.field_count != TABLE_FIELD_COUNT:
-            raise ValueError(f"the value at {self.path} reads {network.field_count} fields of a table; Royal "
-                             f"Assassin's tables have {TABLE_FIELD_COUNT}")
-        self.network = network
-        self.record = network.record
+        self.network = saved_value(self.path, network, TABLE_FIELD_COUNT, "Royal Assassin's tables")
+        self.record = self.network.record
 
     def act_batch(self, observations, masks) -> np.ndarray:
         """``act`` for each row."""

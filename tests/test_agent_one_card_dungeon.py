@@ -337,7 +337,7 @@ def test_the_value_agent_weighs_only_the_heal_and_the_upgrade_the_heuristic_has_
 
 def test_the_value_agent_turns_away_a_value_of_the_wrong_size():
     wrong = ValueNetwork({"weight_0": np.zeros((1, 5)), "bias_0": np.zeros(1), "record": np.array("{}")})
-    with pytest.raises(ValueError, match="reads 5 fields of a level's start; One Card Dungeon's have 17"):
+    with pytest.raises(ValueError, match="reads 5 fields; One Card Dungeon's levels' starts have 17"):
         OneCardDungeonValueAgent(network=wrong)
 
 
