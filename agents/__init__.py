@@ -109,7 +109,7 @@ def make_agent(name: str, game: str | None = None, seed: int | None = None) -> A
     if lowered.startswith("value:") or lowered == "value":
         return value_agent(game, key[6:] or None)
     if lowered == "search-value":
-        if short_name(value_game(game)) == "one_card_dungeon":
+        if value_game(game) == "one_card_dungeon":
             return search_agent(game, seed, value_agent(game), roles=("prior",))
         quick = value_agent(game, lookahead=False)  # judges all the playouts' tables in one pass
         return search_agent(game, seed, value_agent(game), roles=("prior",), rollout=quick,
@@ -134,17 +134,18 @@ def make_agent(name: str, game: str | None = None, seed: int | None = None) -> A
 
 
 def value_game(game: str | None) -> str:
-    """``game``, if a value agent plays it (``VALUE_GAMES``); else a ValueError naming those that do."""
+    """The short name of ``game``, if a value agent plays it (``VALUE_GAMES``); else a ValueError naming those that
+    do."""
     if game is None or short_name(game) not in VALUE_GAMES:
         raise ValueError(f"the value agent plays {' and '.join(VALUE_GAMES)} only"
                          f"{f', not {game}' if game else ': name the game'}")
-    return game
+    return short_name(game)
 
 
 def value_agent(game: str | None, path: str | None = None, lookahead: bool = True):
     """The game's value agent: the value that ships, or the one saved at ``path``; Royal Assassin's with its
     look-ahead or without."""
-    if short_name(value_game(game)) == "one_card_dungeon":
+    if value_game(game) == "one_card_dungeon":
         from .one_card_dungeon import OneCardDungeonValueAgent
 
         return OneCardDungeonValueAgent(path)

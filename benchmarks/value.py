@@ -147,10 +147,11 @@ def play_games(game, agent, epsilon: float, chunk) -> dict:
         rng = np.random.default_rng(deal)
         obs, info = env.reset(seed=deal)
         agent.reset(seed=deal)
+        rows = 0
         start = game.first_row(obs)
-        rows = 0 if start is None else 1
         if start is not None:
             fields.append(start)
+            rows = 1
         done = False
         while not done:
             action = agent.act(obs, info["action_mask"])

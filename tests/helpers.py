@@ -201,3 +201,15 @@ def play_steps(env: gym.Env, agent, steps: int, seed: int) -> None:
         obs, _, terminated, truncated, info = env.step(agent.act(obs, info["action_mask"]))
         if terminated or truncated:
             obs, info = env.reset()
+
+
+def play_legally(env: gym.Env, agent, seed: int) -> dict:
+    """One game of ``agent`` from ``env.reset(seed=seed)``, every action checked to be a legal int; the last info."""
+    obs, info = env.reset(seed=seed)
+    done = False
+    while not done:
+        action = agent.act(obs, info["action_mask"])
+        assert isinstance(action, int) and info["action_mask"][action]
+        obs, _, terminated, truncated, info = env.step(action)
+        done = terminated or truncated
+    return info

@@ -6,6 +6,7 @@ import gymnasium as gym
 import numpy as np
 import pytest
 from helpers import place_in_dungeon as place
+from helpers import play_legally
 
 from tabletop_gym.agents import make_agent
 from tabletop_gym.agents.one_card_dungeon import (HEALTH_KEPT, SHIPPED_VALUE, START_FIELD_COUNT, START_FIELDS,
@@ -346,16 +347,7 @@ def test_the_shipped_value_plays_legally_and_says_how_it_was_made():
     assert isinstance(agent, OneCardDungeonValueAgent) and agent.path == str(SHIPPED_VALUE)
     assert agent.record["command"].startswith("tabletop-gym train one_card_dungeon --algo value")
     env = gym.make(ENV_ID, illegal_action="raise")
-    scores = []
-    for seed in range(12):
-        obs, info = env.reset(seed=seed)
-        done = False
-        while not done:
-            action = agent.act(obs, info["action_mask"])
-            assert info["action_mask"][action]
-            obs, _, terminated, truncated, info = env.step(action)
-            done = terminated or truncated
-        scores.append(info["score"])
+    scores = [play_legally(env, agent, seed)["score"] for seed in range(12)]
     assert max(scores) > 1
 
 

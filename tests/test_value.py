@@ -7,6 +7,7 @@ import json
 import gymnasium as gym
 import numpy as np
 import pytest
+from helpers import play_legally
 
 from tabletop_gym.agents import VALUE_SEARCH, make_agent
 from tabletop_gym.agents.policy import ValueNetwork
@@ -199,16 +200,7 @@ def test_the_fields_after_a_move_count_the_unseen_cards():
 def test_the_shipped_value_agent_plays_only_legal_moves(skip_forced):
     agent = make_agent("value", "royal_assassin")
     env = gym.make(ENV_ID, skip_forced=skip_forced, illegal_action="raise")
-    won = []
-    for seed in range(40):
-        obs, info = env.reset(seed=seed)
-        done = False
-        while not done:
-            action = agent.act(obs, info["action_mask"])
-            assert isinstance(action, int) and info["action_mask"][action]
-            obs, _, terminated, truncated, info = env.step(action)
-            done = terminated or truncated
-        won.append(info["won"])
+    won = [play_legally(env, agent, seed)["won"] for seed in range(40)]
     assert any(won) and not all(won)
 
 
