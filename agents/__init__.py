@@ -27,6 +27,7 @@ AGENTS = {
     "search-value": "the search agent with the value agent's choice standing unless beaten; Royal Assassin's playouts "
                     "are the value's without its look-ahead, two choices on, judged by the value where they stop",
     "value:<path>": "a saved value (value.npz of tabletop-gym train <game> --algo value)",
+    "search-value:<path>": "the search agent on a saved value (value.npz), as search-value has it",
 }
 
 # Each game's heuristic: (module in agents/, class).
@@ -108,12 +109,8 @@ def make_agent(name: str, game: str | None = None, seed: int | None = None) -> A
         return search_agent(game, seed, saved_policy(key[len("search-ppo:"):]))
     if lowered.startswith("value:") or lowered == "value":
         return value_agent(game, key[6:] or None)
-    if lowered == "search-value":
-        if value_game(game) == "one_card_dungeon":
-            return search_agent(game, seed, value_agent(game), roles=("prior",))
-        quick = value_agent(game, lookahead=False)  # judges all the playouts' tables in one pass
-        return search_agent(game, seed, value_agent(game), roles=("prior",), rollout=quick,
-                            leaf_value=quick.chances, **VALUE_SEARCH)
+    if lowered.startswith("search-value:") or lowered == "search-value":
+        return search_on_value(game, seed, key[13:] or None)
     if lowered.startswith("rllib:"):
         from ..cluster.rllib import RLlibAgent  # needs the ray extra
 
@@ -152,6 +149,16 @@ def value_agent(game: str | None, path: str | None = None, lookahead: bool = Tru
     from .royal_assassin import RoyalAssassinValueAgent
 
     return RoyalAssassinValueAgent(path, lookahead=lookahead)
+
+
+def search_on_value(game: str | None, seed: int | None = None, path: str | None = None):
+    """The search agent on the game's value agent (the value that ships, or the one saved at ``path``), as
+    ``VALUE_SEARCH`` has it."""
+    if value_game(game) == "one_card_dungeon":
+        return search_agent(game, seed, value_agent(game, path), roles=("prior",))
+    quick = value_agent(game, path, lookahead=False)  # judges all the playouts' tables in one pass
+    return search_agent(game, seed, value_agent(game, path), roles=("prior",), rollout=quick,
+                        leaf_value=quick.chances, **VALUE_SEARCH)
 
 
 def search_agent(game: str, seed: int | None = None, learned=None, roles: tuple | None = None, rollout=None,
@@ -201,4 +208,4 @@ def saved_policy(path: str, seed: int | None = None):
 
 __all__ = ["Agent", "RandomAgent", "PolicyAgent", "AGENTS", "HEURISTICS", "SEARCH", "LEARNED_SEARCH", "VALUE_SEARCH",
            "VALUE_GAMES", "make_agent", "heuristic", "short_name", "committed_model", "saved_policy", "search_agent",
-           "value_agent", "value_game"]
+           "value_agent", "value_game", "search_on_value"]

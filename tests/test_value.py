@@ -183,6 +183,19 @@ def test_search_value_keeps_the_value_agents_choice_and_judges_short_playouts_by
     assert vector_class(env.unwrapped) is not None  # so the playouts ran side by side on the vector env
 
 
+def test_search_value_takes_a_saved_value_on_both_games(tmp_path):
+    from tabletop_gym.agents.one_card_dungeon import SHIPPED_VALUE as DUNGEON_VALUE
+
+    for game, shipped in (("royal_assassin", SHIPPED_VALUE), ("one_card_dungeon", DUNGEON_VALUE)):
+        saved = tmp_path / f"{game}.npz"
+        saved.write_bytes(shipped.read_bytes())
+        agent = make_agent(f"search-value:{saved}", game, seed=0)
+        assert agent.prior.path == str(saved)
+        assert type(agent.prior) is type(make_agent("search-value", game, seed=0).prior)
+    with pytest.raises(ValueError, match="no saved value"):
+        make_agent("search-value:/nonexistent/value.npz", "one_card_dungeon")
+
+
 def test_the_fields_after_a_move_count_the_unseen_cards():
     row = np.empty(TABLE_FIELD_COUNT, dtype=np.float32)
     at = {name: i for i, name in enumerate(TABLE_FIELDS)}
