@@ -21,7 +21,7 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from ..agents import committed_model, make_agent, saved_policy, search_agent
+from ..agents import VALUE_GAMES, committed_model, make_agent, saved_policy, search_agent
 from ..envs import GAMES, game_id, game_name
 from . import ceiling
 from .evaluate import EvalResult, evaluate
@@ -33,7 +33,10 @@ from .solver import SOLITAIRES, UNKNOWN, WON
 AGENT_ORDER = ("random", "heuristic", "search", "ppo", "value")
 LEARNED = ("ppo", "search-ppo")  # the rows that play a learned policy: the game's shipped one, or --ppo's
 # Agents of some games only: their rows are left out of the others' tables.
-ONLY_ON = {"value": ("royal_assassin",), "greedy": ("splendor",)}
+ONLY_ON = {"value": VALUE_GAMES, "greedy": ("splendor",)}
+# What each game's value judges, and what its rows were, for the notes under the table.
+VALUE_JUDGES = {"royal_assassin": ("the tables", "decisions"),
+                "one_card_dungeon": ("the level-ups (heal or the next upgrade)", "levels' starts")}
 SPLENDOR_OPPONENTS = ("random", "greedy")
 LEADERBOARD_EPISODES = 100
 # The search agent's episodes per row by default: a One Card Dungeon game takes it about 30 s, the others' 1-4 s.
@@ -225,8 +228,9 @@ def learned_notes(results: list, ppo_models: dict | None = None) -> list:
         lines.append(f"- {game_id(game).split('/')[-1]}: `{shown}`, {how}.")
     for game in games_of(("value",)):
         record = make_agent("value", game).record
-        lines.append(f"- {game_id(game).split('/')[-1]}, value: `agents/models/value/{game}.npz`, a judge of the "
-                     f"tables learned from {record['decisions']:,} decisions of {2 * record['settings']['games']:,} "
+        judged, rows = VALUE_JUDGES[game]
+        lines.append(f"- {game_id(game).split('/')[-1]}, value: `agents/models/value/{game}.npz`, a judge of "
+                     f"{judged} learned from {record['decisions']:,} {rows} of {2 * record['settings']['games']:,} "
                      f"games (the heuristic's, then its own), seed {record['seed']}.")
     return lines
 

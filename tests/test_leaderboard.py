@@ -39,6 +39,15 @@ def test_leaderboard_is_reproducible_and_plays_fewer_search_episodes():
     assert isinstance(first[-1], leaderboard.CeilingRow) and first[-1].episodes == 4
 
 
+def test_the_value_rows_play_on_the_value_games_only_and_say_what_their_value_judges(tmp_path):
+    table = leaderboard.main(episodes=2, seed=0, workers=1, games=["one_card_dungeon", "royal_assassin", "dead_center"],
+                             agents=("value",), out=str(tmp_path / "board.md"), png=None, progress=False)
+    assert "| OneCardDungeon-v0 | value | - | 2 |" in table and "| RoyalAssassin-v0 | value | - | 2 |" in table
+    assert "DeadCenter-v0 | value" not in table
+    assert "OneCardDungeon-v0, value: `agents/models/value/one_card_dungeon.npz`, a judge of the level-ups" in table
+    assert "RoyalAssassin-v0, value: `agents/models/value/royal_assassin.npz`, a judge of the tables" in table
+
+
 def test_learning_curve_windows():
     episodes = [(10 * i, i % 2 == 0, 0.0) for i in range(1, 101)]
     curve = learning_curve(episodes, points=10)
