@@ -272,8 +272,8 @@ def markdown(results: list, seed: int, notes: list | None = None) -> str:
                      f"| {r.mean_score:.2f} | {r.mean_length:.1f} | {share} | {lost} |")
     if notes:
         lines += ["", "The learned rows (ppo, and search-ppo: the search agent on that policy, its prior and "
-                      "playout policy or the namer of the actions worth searching; value: a learned judge of the "
-                      "tables, played with the heuristic's one-card look-ahead):", "", *notes]
+                      "playout policy or the namer of the actions worth searching; value: the heuristic with a "
+                      "learned judge where it had a rule of thumb):", "", *notes]
     return "\n".join(lines) + "\n"
 
 
