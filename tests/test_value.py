@@ -191,6 +191,7 @@ def test_search_value_takes_a_saved_value_on_both_games(tmp_path):
         saved.write_bytes(shipped.read_bytes())
         agent = make_agent(f"search-value:{saved}", game, seed=0)
         assert agent.prior.path == str(saved)
+        assert game != "royal_assassin" or agent.rollout.path == str(saved)  # its playouts' value too
         assert type(agent.prior) is type(make_agent("search-value", game, seed=0).prior)
     with pytest.raises(ValueError, match="no saved value"):
         make_agent("search-value:/nonexistent/value.npz", "one_card_dungeon")
