@@ -3,7 +3,6 @@ one-card look-ahead."""
 
 from __future__ import annotations
 
-
 import numpy as np
 
 from ..envs.core.cards import card_code

@@ -22,6 +22,7 @@ from pathlib import Path
 import gymnasium as gym
 import numpy as np
 
+from ..agents import VALUE_GAMES
 from ..envs import GAMES, game_id, game_name
 from ..envs.core.env import observation_modes, observation_size
 from .evaluate import BUILT_IN_OPPONENTS, MULTIPLAYER, EvalResult, evaluate
@@ -275,7 +276,7 @@ def train(game: str, timesteps: int = 100_000, seed: int = 0, n_envs: int | None
 
 
 def _check_value_options(env_id, env_kwargs, self_play, read_plain, ppo_settings) -> None:
-    if env_id not in (GAMES["royal_assassin"][0], GAMES["one_card_dungeon"][0]):
+    if game_name(env_id) not in VALUE_GAMES:
         raise ValueError(f"the value trainer (algo='value') learns Royal Assassin's tables and One Card Dungeon's "
                          f"levels' starts; {env_id} has the other algorithms "
                          f"({', '.join(a for a in ALGOS if a != 'value')})")

@@ -8,7 +8,8 @@ Royal Assassin's (``RoyalAssassinValueAgent`` in ``agents/royal_assassin.py``) j
 look-ahead pictures (the chance of winning from a table between two draws); One Card Dungeon's
 (``OneCardDungeonValueAgent`` in ``agents/one_card_dungeon.py``) judges, at each level-up, the next level's start after
 a heal and after the next upgrade (the levels the game will end with, as a share of the twelve). What each game keeps of
-a decision, and which moves are tried at random, is its entry in ``VALUE_GAMES`` below. This file learns the judge, top to bottom:
+a decision, and which moves are tried at random, is its entry in ``GAME_ROWS`` below. This file learns the judge,
+top to bottom:
 
 1. The heuristic plays ``games`` deals with random moves mixed in. Royal Assassin: half of them a random legal move at
    a decision with probability 0.3, half with 0.15, and every decision keeps the fields of the table its move left.
@@ -129,16 +130,16 @@ class OneCardDungeonStarts:
         return float(info["score"]) / one_card_dungeon_rules.NUM_LEVELS
 
 
-VALUE_GAMES = {"royal_assassin": RoyalAssassinTables(), "one_card_dungeon": OneCardDungeonStarts()}
+GAME_ROWS = {"royal_assassin": RoyalAssassinTables(), "one_card_dungeon": OneCardDungeonStarts()}
 
 
 # ---------------------------------------------------------------- 1. games
 
 def play_games(game, agent, epsilon: float, chunk) -> dict:
-    """``agent`` plays the deals of ``chunk`` (first seed, count) of ``game`` (a ``VALUE_GAMES`` entry), with probability
-    ``epsilon`` a random one of the game's ``random_choices`` instead of its own move where there are two or more.
-    The rows: the game's first, then those of the decisions that keep one, each with its deal and (filled in at the
-    end) the game's outcome, whether it was won and its score."""
+    """``agent`` plays the deals of ``chunk`` (first seed, count) of ``game`` (a ``GAME_ROWS`` entry), with
+    probability ``epsilon`` a random one of the game's ``random_choices`` instead of its own move where there are two
+    or more. The rows: the game's first, then those of the decisions that keep one, each with its deal and (filled in
+    at the end) the game's outcome, whether it was won and its score."""
     first, count = chunk
     env = gym.make(game.env_id, illegal_action="raise")  # a bad move fails loudly
     fields, deals, outcomes, won, scores = [], [], [], [], []
@@ -290,15 +291,15 @@ def value_arrays(net: nn.Sequential, record: dict) -> dict:
 
 def learn(game: str = "royal_assassin", games: int | None = None, seed: int = 0, out: str | Path = "runs/value",
           workers: int = 1, progress: bool = True, changes: dict | None = None) -> dict:
-    """The whole recipe (the module's docstring) for ``game`` (a key of ``VALUE_GAMES``), with its ``Settings``
+    """The whole recipe (the module's docstring) for ``game`` (a key of ``GAME_ROWS``), with its ``Settings``
     but ``changes`` (and ``games``, when given); writes ``value.npz`` (its record holds each fit's validation
     losses) and ``learning_curve.csv`` (the training games: win rate and mean score of the last 100, every 1,000
     games, against the rows kept, as the PPO trainer's against its steps) under ``out``.
     Returns the model's path, the rows learned from (``decisions``: for Royal Assassin every decision), the
     settings, the seconds and the curve's (step, win rate) points."""
-    if game not in VALUE_GAMES:
-        raise ValueError(f"the value trainer learns {' and '.join(VALUE_GAMES)}, not {game}")
-    spec = VALUE_GAMES[game]
+    if game not in GAME_ROWS:
+        raise ValueError(f"the value trainer learns {' and '.join(GAME_ROWS)}, not {game}")
+    spec = GAME_ROWS[game]
     settings = replace(spec.settings, **(changes or {}))
     if games is not None:
         settings = replace(settings, games=games)

@@ -259,10 +259,20 @@ def test_td_targets_mix_the_next_value_and_the_next_target():
     np.testing.assert_allclose(targets, [0.5 * 0.6 + 0.5 * second, second, 1.0, 0.5 * 0.5 + 0.5 * 0.0, 0.0])
 
 
-def test_the_games_are_the_same_however_many_workers_play_them():
-    from tabletop_gym.benchmarks.value import VALUE_GAMES, games_of, play_games
+def test_the_trainer_has_rows_for_every_game_a_value_agent_plays():
+    from tabletop_gym.agents import VALUE_GAMES
+    from tabletop_gym.benchmarks.value import GAME_ROWS
 
-    game = VALUE_GAMES["royal_assassin"]
+    from tabletop_gym.envs import game_id
+
+    assert set(GAME_ROWS) == set(VALUE_GAMES)
+    assert all(rows.env_id == game_id(game) for game, rows in GAME_ROWS.items())
+
+
+def test_the_games_are_the_same_however_many_workers_play_them():
+    from tabletop_gym.benchmarks.value import GAME_ROWS, games_of, play_games
+
+    game = GAME_ROWS["royal_assassin"]
     teacher = make_agent("heuristic", "royal_assassin")
     whole = games_of(game, teacher, 40_000_000, 6, 0.3, workers=1, progress=False, desc="")
     parts = [play_games(game, teacher, 0.3, (40_000_000, 2)), play_games(game, teacher, 0.3, (40_000_002, 4))]
@@ -322,13 +332,13 @@ def test_the_command_line_keeps_each_trainers_budget_apart(tmp_path, capsys):
 
 def test_one_card_dungeons_rows_are_the_games_start_and_each_levels_start_with_the_levels_cleared():
     from tabletop_gym.agents.one_card_dungeon import START_FIELDS, start_fields
-    from tabletop_gym.benchmarks.value import VALUE_GAMES, play_games
+    from tabletop_gym.benchmarks.value import GAME_ROWS, play_games
 
     teacher = make_agent("heuristic", "one_card_dungeon")
     at = {name: i for i, name in enumerate(START_FIELDS)}
     skills = [at[name] for name in ("speed", "attack", "defense", "range")]
-    plain = play_games(VALUE_GAMES["one_card_dungeon"], teacher, 0.0, (40_000_000, 6))
-    explored = play_games(VALUE_GAMES["one_card_dungeon"], teacher, 1.0, (40_000_000, 6))
+    plain = play_games(GAME_ROWS["one_card_dungeon"], teacher, 0.0, (40_000_000, 6))
+    explored = play_games(GAME_ROWS["one_card_dungeon"], teacher, 1.0, (40_000_000, 6))
     for data in (plain, explored):
         for deal in range(40_000_000, 40_000_006):
             rows = data["fields"][data["deal"] == deal]
