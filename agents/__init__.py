@@ -17,6 +17,8 @@ AGENTS = {
     "greedy": "Splendor's greedy player (the same as its heuristic)",
     "search": "flat Monte Carlo over determinized deals, with the heuristic finishing each playout",
     "ppo": "the game's learned policy that ships in agents/models/ (numpy only; how it was trained is in its record)",
+    "ppo-scratch": "the game's policy learned by PPO alone from random weights, with no cloning: pure reinforcement "
+                   "learning (agents/models/scratch/; Splendor's by self-play against a league)",
     "search-ppo": "the search agent on the game's learned policy: its prior and playout policy, or (Dead Center, "
                   "One Card Dungeon) the namer of the actions worth searching",
     "value": "the heuristic with a learned value where it had a rule of thumb (agents/models/value/): Royal "
@@ -124,8 +126,8 @@ def make_agent(name: str, game: str | None = None, seed: int | None = None) -> A
         raise ValueError(f"the greedy agent plays splendor only; {game} has the 'heuristic' agent")
     if lowered in ("heuristic", "greedy"):
         return heuristic(game, seed)
-    if lowered == "ppo":
-        return PolicyAgent(committed_model(game), seed=seed)
+    if lowered in ("ppo", "ppo-scratch"):
+        return PolicyAgent(committed_model(game, from_scratch=lowered == "ppo-scratch"), seed=seed)
     learned = PolicyAgent(committed_model(game)) if lowered == "search-ppo" else None
     return search_agent(game, seed, learned)
 

@@ -1,8 +1,10 @@
 """A learned policy played with numpy alone: the actor of a policy ``tabletop-gym train`` learned, exported as a
 ``.npz`` file of its weights, so that playing it needs no torch.
 
-Each game's best learned policy ships in ``agents/models/<game>.npz``; ``make_agent("ppo", game)`` plays it, and
-``make_agent("ppo:<path>")`` plays any other (``.npz``, or ``model.pt`` and ``model.zip`` through torch). A file
+Each game's best learned policy ships in ``agents/models/<game>.npz``; ``make_agent("ppo", game)`` plays it. The
+policy PPO learns alone, from random weights with no cloning (pure reinforcement learning), ships beside it in
+``agents/models/scratch/<game>.npz``; ``make_agent("ppo-scratch", game)`` plays that. ``make_agent("ppo:<path>")``
+plays any other (``.npz``, or ``model.pt`` and ``model.zip`` through torch). A file
 holds the observation's scale, the layers' weights and biases in order (``weight_0``, ``bias_0``, ...; tanh between
 layers, none after the last), and ``record``: a JSON text of how the policy was trained (the game, its options, the
 start, the steps, the seed, the command). A policy that scores each action (``MaskedPolicy(action_fields=k)``)
@@ -22,14 +24,18 @@ import numpy as np
 from ..envs.core.env import observation_modes, observation_size, with_features
 
 MODELS = Path(__file__).parent / "models"
+SCRATCH = "scratch"  # the folder in MODELS of the policies learned from scratch
 
 
-def committed_model(game: str) -> Path:
-    """The path of a game's shipped policy (short name); a ``ValueError`` naming the games that have one."""
-    path = MODELS / f"{game}.npz"
+def committed_model(game: str, from_scratch: bool = False) -> Path:
+    """The path of a game's shipped policy (short name), or of its policy learned from scratch; a ``ValueError``
+    naming the games that have one."""
+    folder = MODELS / SCRATCH if from_scratch else MODELS
+    path = folder / f"{game}.npz"
     if not path.exists():
-        shipped = sorted(p.stem for p in MODELS.glob("*.npz"))
-        raise ValueError(f"no learned policy ships for {game}; the games that have one: {', '.join(shipped) or 'none'}")
+        shipped = sorted(p.stem for p in folder.glob("*.npz"))
+        kind = "policy learned from scratch" if from_scratch else "learned policy"
+        raise ValueError(f"no {kind} ships for {game}; the games that have one: {', '.join(shipped) or 'none'}")
     return path
 
 

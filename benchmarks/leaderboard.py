@@ -27,10 +27,10 @@ from . import ceiling
 from .evaluate import EvalResult, evaluate
 from .solver import SOLITAIRES, UNKNOWN, WON
 
-# The default rows. ``search-ppo`` (the search agent on the learned policy) is left to --agents: where its playouts
-# call the network at every step it takes seconds a game (Royal Assassin, Splendor), and on One Card Dungeon, where
-# the policy only names what to search, tens of seconds as the search agent does.
-AGENT_ORDER = ("random", "heuristic", "search", "ppo", "value")
+# The default rows: the scripted players, then the learned ones, each named as what it is: PPO alone from random
+# weights (``ppo-scratch``), the shipped policy (``ppo``: cloned from the heuristic, then PPO), the search agent on it
+# (``search-ppo``, on as few deals as ``search``), the heuristic with a learned judge (``value``).
+AGENT_ORDER = ("random", "heuristic", "search", "ppo-scratch", "ppo", "search-ppo", "value")
 LEARNED = ("ppo", "search-ppo")  # the rows that play a learned policy: the game's shipped one, or --ppo's
 # Agents of some games only: their rows are left out of the others' tables.
 ONLY_ON = {"value": VALUE_GAMES, "greedy": ("splendor",)}
@@ -43,8 +43,8 @@ LEADERBOARD_EPISODES = 100
 LEADERBOARD_SEARCH_EPISODES = {"dungeon_solitaire": 10, "royal_assassin": 10, "dead_center": 10,
                                "one_card_dungeon": 2, "splendor": 10}
 # Rough seconds an episode on one core, so that the progress line's time left weighs a search game as what it is.
-SECONDS_PER_EPISODE = {"random": 0.002, "heuristic": 0.05, "ppo": 0.05, "value": 0.05, "search": 3.0,
-                       "search-ppo": 3.0}
+SECONDS_PER_EPISODE = {"random": 0.002, "heuristic": 0.05, "ppo-scratch": 0.05, "ppo": 0.05, "value": 0.05,
+                       "search": 3.0, "search-ppo": 3.0}
 SEARCH_SECONDS_PER_EPISODE = {"one_card_dungeon": 30.0}
 
 
@@ -220,6 +220,10 @@ def learned_notes(results: list, ppo_models: dict | None = None) -> list:
                                   if isinstance(r, EvalResult) and r.agent in agents))
 
     lines = []
+    for game in games_of(("ppo-scratch",)):
+        record = make_agent("ppo-scratch", game).record
+        lines.append(f"- {game_id(game).split('/')[-1]}, ppo-scratch: `agents/models/scratch/{game}.npz`, "
+                     f"{trained_how(record)}.")
     for game in games_of(LEARNED):
         path = ppo_models.get(game) or committed_model(game)
         record = getattr(saved_policy(str(path)), "record", None)
@@ -271,9 +275,10 @@ def markdown(results: list, seed: int, notes: list | None = None) -> str:
                      f"| {100 * r.win_rate:.1f}% | {100 * r.win_low:.1f}–{100 * r.win_high:.1f}% "
                      f"| {r.mean_score:.2f} | {r.mean_length:.1f} | {share} | {lost} |")
     if notes:
-        lines += ["", "The learned rows (ppo, and search-ppo: the search agent on that policy, its prior and "
-                      "playout policy or the namer of the actions worth searching; value: the heuristic with a "
-                      "learned judge where it had a rule of thumb):", "", *notes]
+        lines += ["", "The learned rows (ppo-scratch: PPO alone, from random weights; ppo: the shipped policy; "
+                      "search-ppo: the search agent on that policy, its prior and playout policy or the namer of the "
+                      "actions worth searching; value: the heuristic with a learned judge where it had a rule of "
+                      "thumb):", "", *notes]
     return "\n".join(lines) + "\n"
 
 
@@ -289,8 +294,8 @@ def chart(results: list, path: Path) -> None:
     rates = [100 * r.win_rate for r in results]
     errors = [[100 * max(0.0, r.win_rate - r.win_low) for r in results],
               [100 * max(0.0, r.win_high - r.win_rate) for r in results]]
-    colours = {"random": "#9e9e9e", "heuristic": "#1f77b4", "search": "#d62728", "ppo": "#2ca02c",
-               "search-ppo": "#9467bd", "value": "#17becf"}
+    colours = {"random": "#9e9e9e", "heuristic": "#1f77b4", "search": "#d62728", "ppo-scratch": "#bcbd22",
+               "ppo": "#2ca02c", "search-ppo": "#9467bd", "value": "#17becf"}
     fig, ax = plt.subplots(figsize=(max(8, 0.6 * len(results)), 5))
     ax.bar(range(len(results)), rates, yerr=errors, capsize=3,
            color=[colours.get(r.agent, "#7f7f7f") for r in results])

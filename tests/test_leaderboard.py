@@ -101,3 +101,21 @@ def test_train_on_the_native_vector_env(tmp_path, monkeypatch):
         train("royal_assassin", timesteps=64, n_envs=2, out=str(tmp_path / "s"), vector=True, algo="sb3")
     with pytest.raises(ValueError, match="RoyalAssassin-v0 has no native vector env"):
         train("royal_assassin", timesteps=64, n_envs=2, out=str(tmp_path / "p"))
+
+
+def test_the_learned_rows_say_how_each_policy_learned(tmp_path):
+    table = leaderboard.main(episodes=2, seed=0, workers=1, games=["dungeon_solitaire", "splendor"],
+                             agents=("ppo-scratch", "ppo"), out=str(tmp_path / "board.md"), png=None, progress=False)
+    assert "| DungeonSolitaire-v0 | ppo-scratch | - | 2 |" in table and "| Splendor-v0 | ppo-scratch | greedy | 2 |" in table
+    assert "DungeonSolitaire-v0, ppo-scratch: `agents/models/scratch/dungeon_solitaire.npz`, from scratch, " in table
+    assert "Splendor-v0, ppo-scratch: `agents/models/scratch/splendor.npz`, from scratch, " in table
+    assert "steps of masked PPO by self-play on the AEC env" in table
+    assert "DungeonSolitaire-v0: `agents/models/dungeon_solitaire.npz`, cloned from the " in table
+
+
+def test_the_default_rows_name_each_learned_agent_as_what_it_is():
+    assert leaderboard.AGENT_ORDER == ("random", "heuristic", "search", "ppo-scratch", "ppo", "search-ppo", "value")
+    rows = leaderboard.plan(episodes=10, games=["royal_assassin"], search_episodes=3)
+    assert [(row.agent, row.episodes) for row in rows] == [
+        ("random", 10), ("heuristic", 10), ("search", 3), ("ppo-scratch", 10), ("ppo", 10), ("search-ppo", 3),
+        ("value", 10)]

@@ -171,10 +171,25 @@ def test_a_shipped_policy_plays_its_game_through_the_agent_protocol(game):
     assert MODELS.joinpath(f"{game}.npz").stat().st_size < 1_000_000
 
 
+@pytest.mark.parametrize("game", list(GAMES))
+def test_every_game_ships_a_policy_learned_from_scratch_that_plays_through_the_agent_protocol(game):
+    env_id = GAMES[game][0]
+    agent = make_agent("ppo-scratch", game, seed=0)
+    assert agent.record["game"] == env_id and agent.record["timesteps"] > 0
+    assert agent.record.get("start") is None  # pure reinforcement learning: no cloned games
+    assert bool(agent.record.get("self_play")) == (game == "splendor")
+    env = gym.make(env_id, illegal_action="raise")
+    play_steps(env, agent, 200, seed=123)
+    assert MODELS.joinpath("scratch", f"{game}.npz").stat().st_size < 1_000_000
+
+
 def test_a_game_without_a_shipped_policy_says_which_have_one(monkeypatch, tmp_path):
     monkeypatch.setattr("tabletop_gym.agents.policy.MODELS", tmp_path)
     with pytest.raises(ValueError, match="no learned policy ships for dead_center; the games that have one: none"):
         make_agent("ppo", "dead_center")
+    with pytest.raises(ValueError, match="no policy learned from scratch ships for dead_center; the games that have "
+                                         "one: none"):
+        make_agent("ppo-scratch", "dead_center")
 
 
 def test_the_league_follows_its_curriculum():
