@@ -304,7 +304,7 @@ def build_parser() -> argparse.ArgumentParser:
     board.add_argument("--workers", type=int, default=None, help="worker processes (default: one per CPU)")
     board.add_argument("--games", default=None, help=f"comma-separated, of {', '.join(GAMES)} (default: all)")
     board.add_argument("--agents", default=",".join(AGENT_ORDER),
-                       help="comma-separated agent names (default: the ones given; the search agents play "
+                       help=f"comma-separated agent names (default: {', '.join(AGENT_ORDER)}; the search agents play "
                             "--search-episodes)")
     board.add_argument("--ppo", default=None,
                        help="game=policy.npz pairs (or model.pt, a MaskablePPO .zip), comma-separated: the learned "

@@ -28,7 +28,7 @@ from .evaluate import EvalResult, evaluate
 from .solver import SOLITAIRES, UNKNOWN, WON
 
 # The default rows: the scripted players, then the learned ones, each named as what it is: PPO alone from random
-# weights (``ppo-scratch``), the shipped policy (``ppo``: cloned from the heuristic, then PPO), the search agent on it
+# weights (``ppo-scratch``), the shipped policy (``ppo``: cloned from a player first, then PPO), the search agent on it
 # (``search-ppo``, on as few deals as ``search``), the heuristic with a learned judge (``value``).
 AGENT_ORDER = ("random", "heuristic", "search", "ppo-scratch", "ppo", "search-ppo", "value")
 LEARNED = ("ppo", "search-ppo")  # the rows that play a learned policy: the game's shipped one, or --ppo's
