@@ -22,6 +22,7 @@ from pathlib import Path
 from tqdm import tqdm
 
 from ..agents import VALUE_GAMES, committed_model, make_agent, saved_policy, search_agent
+from ..agents.policy import SCRATCH
 from ..envs import GAMES, game_id, game_name
 from . import ceiling
 from .evaluate import EvalResult, evaluate
@@ -118,9 +119,9 @@ def _agent(name: str, game: str, ppo_models: dict):
     return name if name == "random" else make_agent(name, game)
 
 
-def _ships_policy(game: str) -> bool:
+def _ships_policy(game: str, from_scratch: bool = False) -> bool:
     try:
-        committed_model(game)
+        committed_model(game, from_scratch)
     except ValueError:
         return False
     return True
@@ -145,6 +146,9 @@ def plan(episodes: int = LEADERBOARD_EPISODES, games=None, agents=AGENT_ORDER, p
             if name in LEARNED and game not in ppo_models and not _ships_policy(game):
                 rows += [Skipped(game, name, f"no policy ships for it (--ppo {game}=policy.npz)", o)
                          for o in opponents]
+                continue
+            if name == "ppo-scratch" and not _ships_policy(game, from_scratch=True):
+                rows += [Skipped(game, name, "no policy learned from scratch ships for it", o) for o in opponents]
                 continue
             if game not in ONLY_ON.get(name, (game,)):
                 continue
@@ -221,9 +225,9 @@ def learned_notes(results: list, ppo_models: dict | None = None) -> list:
 
     lines = []
     for game in games_of(("ppo-scratch",)):
-        record = make_agent("ppo-scratch", game).record
-        lines.append(f"- {game_id(game).split('/')[-1]}, ppo-scratch: `agents/models/scratch/{game}.npz`, "
-                     f"{trained_how(record)}.")
+        path = committed_model(game, from_scratch=True)
+        lines.append(f"- {game_id(game).split('/')[-1]}, ppo-scratch: `agents/models/{SCRATCH}/{path.name}`, "
+                     f"{trained_how(saved_policy(str(path)).record)}.")
     for game in games_of(LEARNED):
         path = ppo_models.get(game) or committed_model(game)
         record = getattr(saved_policy(str(path)), "record", None)

@@ -119,3 +119,10 @@ def test_the_default_rows_name_each_learned_agent_as_what_it_is():
     assert [(row.agent, row.episodes) for row in rows] == [
         ("random", 10), ("heuristic", 10), ("search", 3), ("ppo-scratch", 10), ("ppo", 10), ("search-ppo", 3),
         ("value", 10)]
+
+
+def test_a_game_without_a_policy_learned_from_scratch_skips_its_row_and_says_why(monkeypatch, tmp_path):
+    monkeypatch.setattr("tabletop_gym.agents.policy.MODELS", tmp_path)
+    rows = leaderboard.plan(episodes=3, games=["royal_assassin"], agents=("random", "ppo-scratch"))
+    assert isinstance(rows[1], leaderboard.Skipped) and rows[1].agent == "ppo-scratch"
+    assert rows[1].reason == "no policy learned from scratch ships for it"
