@@ -47,8 +47,21 @@ def game_name(name: str) -> str:
     return next(short for short, (known, _) in GAMES.items() if known == env_id)
 
 
+def game_module(name: str, part: str, required: bool = True):
+    """The module ``part`` of a game's folder (``narrate``, ``solve``, ``features``...), imported at the first call;
+    None where the game has no such module and ``required`` is False. Tools find what a game knows this way, by its
+    folder, never by branching on its name."""
+    from importlib import import_module
+    from importlib.util import find_spec
+
+    qualified = f"{__name__}.{game_name(name)}.{part}"
+    if not required and find_spec(qualified) is None:
+        return None
+    return import_module(qualified)
+
+
 for _name, (_env_id, _entry_point) in GAMES.items():
     if _env_id not in gym.registry:
         gym.register(id=_env_id, entry_point=_entry_point, vector_entry_point=VECTOR_ENTRY_POINTS.get(_name))
 
-__all__ = ["GAMES", "VECTOR_ENTRY_POINTS", "game_id", "game_name", "IllegalActionError", "EpisodeOverError"]
+__all__ = ["GAMES", "VECTOR_ENTRY_POINTS", "game_id", "game_name", "game_module", "IllegalActionError", "EpisodeOverError"]
