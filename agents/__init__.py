@@ -114,7 +114,7 @@ def make_agent(name: str, game: str | None = None, seed: int | None = None) -> A
     if lowered.startswith("search-value:") or lowered == "search-value":
         return search_on_value(game, seed, key[13:] or None)
     if lowered.startswith("rllib:"):
-        from ..cluster.rllib import RLlibAgent  # needs the ray extra
+        from .rllib import RLlibAgent  # loading the checkpoint needs the ray extra
 
         return RLlibAgent(key[6:], seed)
     if lowered not in AGENTS:
@@ -203,7 +203,7 @@ def saved_policy(path: str, seed: int | None = None):
     """The agent that plays a saved policy: a ``.npz`` with numpy, a ``model.pt`` or ``.zip`` with torch."""
     if path.endswith(".npz"):
         return PolicyAgent(path, seed=seed)
-    from .ppo import PPOAgent
+    from .network import PPOAgent
 
     return PPOAgent(path, seed=seed)
 

@@ -520,7 +520,7 @@ class OneCardDungeonValueAgent(OneCardDungeonHeuristic):
     and the next skill of ``upgrade_order``, by a network's judgement of the start each leaves: the levels the
     adventurer will have cleared by the game's end, from the next level's number, the Health and the skills
     (``START_FIELDS``), learned from games (``tabletop-gym train one_card_dungeon --algo value``,
-    ``tabletop_gym.benchmarks.value``). Everything else is the heuristic's: the turns, the dice and the order of the
+    ``tabletop_gym.benchmarks.training.value``). Everything else is the heuristic's: the turns, the dice and the order of the
     upgrades. (Left to choose among all five level-up actions, a value learned this way wandered to skills the games
     it learned from seldom held, and judged them badly.)
 

@@ -209,7 +209,7 @@ class RoyalAssassinValueAgent(FirstBestPlayer):
     For each legal choice the agent plays the attack out in every way the rules allow (``endings``), then pictures
     each unseen card turned next, equally likely, and the best play with it; each table that leaves is judged by
     the network: the chance of winning from a table between two draws, learned from games (``tabletop-gym train
-    royal_assassin --algo value``, ``tabletop_gym.benchmarks.value``). A choice is worth the mean, over the next
+    royal_assassin --algo value``, ``tabletop_gym.benchmarks.training.value``). A choice is worth the mean, over the next
     cards, of the best table that card allows; a win now beats everything, a win one card ahead is worth 1, and a
     face card turned next is judged as the table it leaves (its column grows). The network reads
     ``TABLE_FIELDS`` of a table (``fill_table_fields``).
@@ -218,7 +218,7 @@ class RoyalAssassinValueAgent(FirstBestPlayer):
     weaker (the heuristic's level), five times faster, and for many games at once (``act_batch``) one pass of the
     network judges every game's tables, so it can finish the search agent's playouts.
 
-    ``path``: a saved value (``.npz``, as ``benchmarks/value.py`` writes it); by default the one that ships,
+    ``path``: a saved value (``.npz``, as ``benchmarks/training/value.py`` writes it); by default the one that ships,
     ``agents/models/value/royal_assassin.npz``. The agent is deterministic: ``seed`` is accepted for the common
     interface.
     """

@@ -10,10 +10,10 @@ from pathlib import Path
 
 from ..agents import AGENTS, make_agent
 from ..envs import GAMES, game_id
-from .evaluate import BACKENDS
-from .leaderboard import AGENT_ORDER, LEADERBOARD_EPISODES, LEADERBOARD_SEARCH_EPISODES
-from .replay import LONGEST_REPLAY_SECONDS
-from .train import ALGOS
+from .evaluation.evaluate import BACKENDS
+from .evaluation.leaderboard import AGENT_ORDER, LEADERBOARD_EPISODES, LEADERBOARD_SEARCH_EPISODES
+from .human.replay import LONGEST_REPLAY_SECONDS
+from .training.train import ALGOS
 
 
 # The optional extras, by the modules they bring (pyproject.toml's optional-dependencies).
@@ -80,13 +80,13 @@ def _opponent(name: str, env_id: str):
 
 def cmd_play(args, stdin=None) -> None:
     """A person plays in the terminal (benchmarks/play.py)."""
-    from .play import play
+    from .human.play import play
 
     play(args.game, seed=args.seed, stdin=stdin, **_table_options(args, game_id(args.game)))
 
 
 def cmd_eval(args) -> None:
-    from .evaluate import evaluate
+    from .evaluation.evaluate import evaluate
 
     if args.agent.lower().startswith(("ppo:", "search-ppo:")) and not args.agent.endswith(".npz"):
         require("rl", "sb3_contrib")
@@ -119,7 +119,7 @@ def _names(text: str | None) -> list | None:
 
 
 def cmd_bench(args) -> None:
-    from .throughput import main as throughput
+    from .evaluation.throughput import main as throughput
 
     require("bench", "pygame", "rlcard")
     throughput(duration=args.duration, repeats=args.repeats, games=_names(args.games), out=args.out, png=args.png,
@@ -127,7 +127,7 @@ def cmd_bench(args) -> None:
 
 
 def cmd_leaderboard(args) -> None:
-    from .leaderboard import main as leaderboard
+    from .evaluation.leaderboard import main as leaderboard
 
     ppo = None
     if args.ppo:
@@ -143,7 +143,7 @@ def cmd_leaderboard(args) -> None:
 
 
 def cmd_train(args) -> None:
-    from .train import train
+    from .training.train import train
 
     require("rl", "torch", "matplotlib", *(["sb3_contrib"] if args.algo == "sb3" else []))
     algo = args.algo
@@ -195,33 +195,33 @@ def cmd_train(args) -> None:
 
 
 def cmd_ceiling(args) -> None:
-    from .ceiling import main as ceiling
+    from .ceiling.verdicts import main as ceiling
 
     ceiling(args.game, deals=args.deals, seed=args.seed, budget=args.budget, workers=args.workers,
             json_path=args.json, progress=not args.quiet)
 
 
 def cmd_report(args) -> None:
-    from .report import main as report
+    from .evaluation.report import main as report
 
     report(args.game, args.record, verdicts=args.verdicts, agent=args.agent, deal=args.deal)
 
 
 def cmd_compare(args) -> None:
-    from .compare import main as compare
+    from .evaluation.compare import main as compare
 
     compare(args.first, args.second)
 
 
 def cmd_curves(args) -> None:
-    from .curves import main as curves
+    from .training.curves import main as curves
 
     require("rl", "matplotlib")
     curves(args.runs, out=args.out, table=args.table)
 
 
 def cmd_replay(args) -> None:
-    from .replay import check_out, replay
+    from .human.replay import check_out, replay
 
     require("render", "PIL")
     check_out(args.out)  # before the episode is played

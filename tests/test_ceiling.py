@@ -9,8 +9,10 @@ import gymnasium as gym
 import numpy as np
 import pytest
 
-from tabletop_gym.benchmarks import ceiling, cli, leaderboard, report
-from tabletop_gym.benchmarks.solver import LOST, SOLITAIRES, UNKNOWN, WON, Solver, key_positions, rules_of
+from tabletop_gym.benchmarks import cli
+from tabletop_gym.benchmarks.ceiling import verdicts as ceiling
+from tabletop_gym.benchmarks.evaluation import leaderboard, report
+from tabletop_gym.benchmarks.ceiling.solver import LOST, SOLITAIRES, UNKNOWN, WON, Solver, key_positions, rules_of
 from tabletop_gym.envs import game_id
 
 
@@ -270,7 +272,7 @@ def test_the_ceiling_counts_unknowns_both_ways():
                 for i, kind in enumerate([WON] * 6 + [LOST] * 2 + [UNKNOWN] * 2)]
     result = ceiling.Ceiling("royal_assassin", 0, 1.0, verdicts)
     low, high = result.bounds
-    from tabletop_gym.benchmarks.evaluate import wilson_interval
+    from tabletop_gym.benchmarks.evaluation.evaluate import wilson_interval
     assert low == wilson_interval(6, 10)[0] and high == wilson_interval(8, 10)[1]
     assert result.part(2, 3).deals == 3 and result.covers(0, 10) and not result.covers(5, 10)
 

@@ -15,10 +15,12 @@ from hypothesis import strategies as st
 
 from importlib import import_module
 from tabletop_gym.agents.policy import MODELS
-from tabletop_gym.benchmarks import cli, leaderboard, replay
-from tabletop_gym.benchmarks.train import minibatch_size, rollout_length
+from tabletop_gym.benchmarks import cli
+from tabletop_gym.benchmarks.evaluation import leaderboard
+from tabletop_gym.benchmarks.human import replay
+from tabletop_gym.benchmarks.training.train import minibatch_size, rollout_length
 
-evaluate_module = import_module("tabletop_gym.benchmarks.evaluate")  # the package exports the function by the same name
+evaluate_module = import_module("tabletop_gym.benchmarks.evaluation.evaluate")  # the package exports the function by the same name
 
 
 def test_version_and_help_show_defaults_and_games(capsys):
@@ -163,7 +165,7 @@ def test_train_with_two_workers_finishes(tmp_path, algo, model):
 
 
 def test_the_worker_pool_never_forks_once_torch_is_loaded():
-    code = ("import sys; from tabletop_gym.benchmarks.evaluate import worker_context as w; a = w(); "
+    code = ("import sys; from tabletop_gym.benchmarks.evaluation.evaluate import worker_context as w; a = w(); "
             "import torch; b = w(); print(a.get_start_method() if a else None, b.get_start_method())")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
     assert out == ["fork", "forkserver"]

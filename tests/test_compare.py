@@ -10,8 +10,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from tabletop_gym.benchmarks import cli
-from tabletop_gym.benchmarks.compare import compare, read_side, sign_test
-from tabletop_gym.benchmarks.evaluate import read_record
+from tabletop_gym.benchmarks.evaluation.compare import compare, read_side, sign_test
+from tabletop_gym.benchmarks.evaluation.evaluate import read_record
 
 
 def write(path, rows):

@@ -7,7 +7,7 @@ import pytest
 
 from tabletop_gym.agents import RandomAgent
 from tabletop_gym.benchmarks import cli
-from tabletop_gym.benchmarks.evaluate import RECORD_FIELDS, evaluate, in_workers, wilson_interval
+from tabletop_gym.benchmarks.evaluation.evaluate import RECORD_FIELDS, evaluate, in_workers, wilson_interval
 
 
 @pytest.mark.parametrize("wins, n, low, high", [

@@ -8,8 +8,9 @@ import pytest
 
 from tabletop_gym import envs
 from tabletop_gym.agents import make_agent
-from tabletop_gym.benchmarks import cli, leaderboard
-from tabletop_gym.benchmarks.train import learning_curve, train
+from tabletop_gym.benchmarks import cli
+from tabletop_gym.benchmarks.evaluation import leaderboard
+from tabletop_gym.benchmarks.training.train import learning_curve, train
 
 from helpers import play_steps
 

@@ -11,9 +11,9 @@ import torch
 
 from tabletop_gym.agents import make_agent
 from tabletop_gym.agents.policy import MODELS, PolicyAgent, export_policy, snapshot
-from tabletop_gym.agents.ppo import MaskedPolicy
-from tabletop_gym.benchmarks.ppo import Settings
-from tabletop_gym.benchmarks.selfplay import League, SelfPlayVectorEnv, learn_by_self_play
+from tabletop_gym.agents.network import MaskedPolicy
+from tabletop_gym.benchmarks.training.ppo import Settings
+from tabletop_gym.benchmarks.training.selfplay import League, SelfPlayVectorEnv, learn_by_self_play
 from tabletop_gym.envs import GAMES
 
 from helpers import play_steps
@@ -236,7 +236,7 @@ def test_self_play_trains_a_tiny_budget_and_the_policy_plays_splendor(tmp_path):
 
 
 def test_train_self_play_evaluates_against_greedy_and_random(tmp_path):
-    from tabletop_gym.benchmarks.train import train
+    from tabletop_gym.benchmarks.training.train import train
 
     result = train("splendor", timesteps=256, n_envs=4, out=str(tmp_path), eval_episodes=2, workers=1,
                    progress=False, self_play=True)
@@ -248,14 +248,14 @@ def test_train_self_play_evaluates_against_greedy_and_random(tmp_path):
 
 
 def test_train_against_an_opponent_seats_the_learner_at_random_and_evaluates_every_seat(tmp_path):
-    from tabletop_gym.benchmarks.train import train
+    from tabletop_gym.benchmarks.training.train import train
 
     result = train("splendor", timesteps=256, n_envs=8, out=str(tmp_path), eval_episodes=4, workers=1,
                    progress=False, start="greedy", start_episodes=4, env_kwargs={"opponent": "random"})
     assert result.env_kwargs == {"opponent": "random", "seat": "random"}
     assert result.evaluation["opponent"] == "random" and len(result.evaluation["seat_win_rates"]) == 2
     assert list(result.other_evaluations) == ["greedy"] and result.other_evaluations["greedy"]["episodes"] == 4
-    from tabletop_gym.benchmarks import curves
+    from tabletop_gym.benchmarks.training import curves
 
     against_greedy = 100 * result.other_evaluations["greedy"]["win_rate"]
     assert f"; {against_greedy:.1f}% against greedy over 4 |" in curves.markdown([curves.read_run(tmp_path)])
@@ -264,8 +264,8 @@ def test_train_against_an_opponent_seats_the_learner_at_random_and_evaluates_eve
 
 
 def test_curves_draw_the_mean_and_spread_of_runs_by_game(tmp_path, capsys):
-    from tabletop_gym.benchmarks import curves
-    from tabletop_gym.benchmarks.train import train
+    from tabletop_gym.benchmarks.training import curves
+    from tabletop_gym.benchmarks.training.train import train
 
     folders = []
     for seed in (0, 1):

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from tabletop_gym.agents import make_agent
-from tabletop_gym.benchmarks.play import game_over, move_lines, play
+from tabletop_gym.benchmarks.human.play import game_over, move_lines, play
 from tabletop_gym.envs import GAMES
 from tabletop_gym.envs.core.cards import card_label
 

@@ -10,8 +10,8 @@ import pytest
 import torch
 
 from tabletop_gym.agents import make_agent
-from tabletop_gym.agents.ppo import MaskedPolicy, load_policy
-from tabletop_gym.benchmarks.ppo import Settings, learn
+from tabletop_gym.agents.network import MaskedPolicy, load_policy
+from tabletop_gym.benchmarks.training.ppo import Settings, learn
 from tabletop_gym.envs import GAMES
 
 from helpers import play_steps
@@ -135,7 +135,7 @@ def test_kickstarting_teaches_the_teachers_moves_on_the_policys_own_positions(tm
 def test_a_heuristic_kickstarts_a_game_with_illegal_actions_raising(tmp_path):
     import json
 
-    from tabletop_gym.benchmarks.train import train
+    from tabletop_gym.benchmarks.training.train import train
 
     # Royal Assassin's heuristic chooses one game at a time and cannot read a finished game's row.
     train("royal_assassin", timesteps=256, n_envs=4, out=str(tmp_path), eval_episodes=2, workers=1, progress=False,
@@ -159,7 +159,7 @@ def test_masked_policy_never_picks_an_illegal_action():
 
 
 def test_behaviour_cloning_learns_the_teachers_actions_and_the_returns():
-    from tabletop_gym.benchmarks.clone import collect, fit
+    from tabletop_gym.benchmarks.training.clone import collect, fit
 
     teacher = make_agent("heuristic", "royal_assassin", seed=0)
     data = collect("Tabletop/RoyalAssassin-v0", teacher, episodes=150, seed=0, gamma=0.9, progress=False)
@@ -177,7 +177,7 @@ def test_behaviour_cloning_learns_the_teachers_actions_and_the_returns():
 
 def test_batched_collection_records_the_games_the_single_env_plays():
     from tabletop_gym.agents import heuristic
-    from tabletop_gym.benchmarks.clone import collect, collect_batched
+    from tabletop_gym.benchmarks.training.clone import collect, collect_batched
 
     teacher = heuristic("dead_center", lookahead=False)  # it chooses for a batch at once
     batched = collect_batched("Tabletop/DeadCenter-v0", teacher, episodes=8, seed=3, num_envs=8, progress=False)
@@ -191,7 +191,7 @@ def test_batched_collection_records_the_games_the_single_env_plays():
 
 
 def test_the_teachers_games_shared_among_workers_are_the_same_decisions():
-    from tabletop_gym.benchmarks.clone import collect
+    from tabletop_gym.benchmarks.training.clone import collect
 
     env_id = GAMES["royal_assassin"][0]
     alone = collect(env_id, make_agent("heuristic", env_id), 7, seed=5, progress=False,
@@ -206,7 +206,7 @@ def test_the_teachers_games_shared_among_workers_are_the_same_decisions():
 def test_train_can_start_from_a_cloned_heuristic(tmp_path):
     import json
 
-    from tabletop_gym.benchmarks.train import train
+    from tabletop_gym.benchmarks.training.train import train
 
     train("dead_center", timesteps=256, n_envs=4, out=str(tmp_path), eval_episodes=2, workers=1, progress=False,
           start="heuristic", start_episodes=3)
@@ -219,7 +219,7 @@ def test_train_can_start_from_a_cloned_heuristic(tmp_path):
 def test_a_run_from_a_cloned_start_is_reproduced_by_its_seed(tmp_path):
     """The documented commands are reproducible: the clone's first weights come from the seed too, not from
     whatever torch's generator held before."""
-    from tabletop_gym.benchmarks.train import train
+    from tabletop_gym.benchmarks.training.train import train
 
     def weights(folder, seed):
         train("royal_assassin", timesteps=256, n_envs=4, out=str(tmp_path / folder), eval_episodes=2, workers=1,
@@ -236,7 +236,7 @@ def test_train_can_start_from_the_search_on_a_saved_policy(tmp_path):
     import json
 
     from tabletop_gym.agents import committed_model
-    from tabletop_gym.benchmarks.train import train
+    from tabletop_gym.benchmarks.training.train import train
 
     teacher = f"search-ppo:{committed_model('dungeon_solitaire')}"
     train("dungeon_solitaire", timesteps=256, n_envs=4, out=str(tmp_path), eval_episodes=2, workers=1,
@@ -250,7 +250,7 @@ def test_train_scores_each_action_on_the_actions_observation(game, tmp_path):
     import json
 
     from tabletop_gym.agents.policy import export_policy
-    from tabletop_gym.benchmarks.train import SUMMARY_HIDDEN, train
+    from tabletop_gym.benchmarks.training.train import SUMMARY_HIDDEN, train
 
     env_id = GAMES[game][0]
     train(game, timesteps=256, n_envs=4, out=str(tmp_path), eval_episodes=2, workers=1, progress=False,
@@ -272,7 +272,7 @@ def test_train_scores_each_action_on_the_actions_observation(game, tmp_path):
 def test_train_on_the_features_alone_skips_the_plain_observation(tmp_path):
     import json
 
-    from tabletop_gym.benchmarks.train import train
+    from tabletop_gym.benchmarks.training.train import train
 
     env_id = GAMES["royal_assassin"][0]
     plain_size = gym.make(env_id).observation_space.shape[0]
@@ -284,7 +284,7 @@ def test_train_on_the_features_alone_skips_the_plain_observation(tmp_path):
     policy, _ = load_policy(record["model_path"])
     assert policy.read_from == plain_size
     play_steps(gym.make(env_id, illegal_action="raise"), make_agent(f"ppo:{tmp_path / 'policy.npz'}"), 60, seed=5)
-    from tabletop_gym.benchmarks import curves
+    from tabletop_gym.benchmarks.training import curves
 
     table = curves.markdown([curves.read_run(tmp_path)])
     assert "| observation=actions, illegal_action=raise, plain skipped |" in table

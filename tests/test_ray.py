@@ -15,7 +15,7 @@ ray = pytest.importorskip("ray")
 
 from tabletop_gym.agents import RandomAgent  # noqa: E402
 from tabletop_gym.benchmarks import cli  # noqa: E402
-from tabletop_gym.benchmarks.evaluate import evaluate  # noqa: E402
+from tabletop_gym.benchmarks.evaluation.evaluate import evaluate  # noqa: E402
 from tabletop_gym.envs import GAMES  # noqa: E402
 
 pytestmark = pytest.mark.ray
@@ -102,7 +102,7 @@ def test_the_command_line_evaluates_and_ranks_on_ray(tmp_path, capsys):
 def trained(tmp_path_factory):
     """One RLlib PPO iteration of a few hundred steps on Dead Center's native vector env, sampled by 2 remote env
     runners, every action through the mask (``illegal_action="raise"`` fails loudly on a mask bug)."""
-    from tabletop_gym.benchmarks.train import train
+    from tabletop_gym.benchmarks.training.train import train
 
     out = tmp_path_factory.mktemp("rllib")
     result = train("dead_center", timesteps=300, seed=0, n_envs=4, out=str(out), eval_episodes=12, workers=1,
@@ -156,7 +156,7 @@ def test_rllib_options_are_refused_without_the_rllib_backend(capsys):
 def test_splendor_self_play_trains_the_learner_against_its_snapshots(tmp_path):
     """One self-play iteration on Splendor's AEC env (as RLlib's PettingZooEnv), 3 seats, 2 remote env runners;
     the learner's checkpoint plays the single-agent view through the agent protocol."""
-    from tabletop_gym.benchmarks.train import train
+    from tabletop_gym.benchmarks.training.train import train
 
     result = train("splendor", timesteps=400, seed=0, out=str(tmp_path), eval_episodes=6, workers=1, progress=False,
                    algo="rllib", runners=2, self_play=True, env_kwargs={"num_players": 3})
@@ -169,7 +169,7 @@ def test_splendor_self_play_trains_the_learner_against_its_snapshots(tmp_path):
 
 
 def test_the_snapshot_becomes_the_learner_everywhere():
-    from tabletop_gym.cluster import rllib
+    from tabletop_gym.benchmarks.training import rllib
 
     def snapshot_weights(runner):
         return {k: np.array(v) for k, v in runner.module[rllib.SNAPSHOT].get_state().items()}
@@ -191,7 +191,7 @@ def test_the_snapshot_becomes_the_learner_everywhere():
 
 
 def test_the_masked_aec_env_gives_rllib_its_keys():
-    from tabletop_gym.cluster.rllib import make_multi_agent_env
+    from tabletop_gym.benchmarks.training.rllib import make_multi_agent_env
 
     env = make_multi_agent_env({"num_players": 2})
     observations, _ = env.reset(seed=0)
@@ -205,7 +205,7 @@ def test_the_masked_aec_env_gives_rllib_its_keys():
 def test_every_game_trains_on_rllib(game, tmp_path):
     """The other games, single-agent (Splendor's view against its greedy player, the seat drawn per game), a tiny
     budget each, every action through the mask."""
-    from tabletop_gym.benchmarks.train import train
+    from tabletop_gym.benchmarks.training.train import train
 
     result = train(game, timesteps=128, seed=1, n_envs=4, out=str(tmp_path), eval_episodes=2, workers=1,
                    progress=False, env_kwargs={"illegal_action": "raise"}, algo="rllib", runners=1)

@@ -9,7 +9,7 @@ import pytest
 from PIL import Image, ImageSequence
 
 from tabletop_gym.benchmarks import cli
-from tabletop_gym.benchmarks.replay import record, replay
+from tabletop_gym.benchmarks.human.replay import record, replay
 
 DEAD_CENTER = (600, 640, 3)
 SPLENDOR = (610, 1000, 3)

@@ -15,7 +15,7 @@ from tabletop_gym.agents import make_agent
 from tabletop_gym.agents.search import SearchAgent
 from tabletop_gym.agents.splendor import GreedyAgent
 from tabletop_gym.benchmarks.cli import build_parser, cmd_play, main
-from tabletop_gym.benchmarks.evaluate import evaluate
+from tabletop_gym.benchmarks.evaluation.evaluate import evaluate
 from tabletop_gym.envs import splendor_v0
 from tabletop_gym.envs.core.errors import IllegalActionError
 from tabletop_gym.envs.splendor import SplendorEnv, players, rules
@@ -329,7 +329,7 @@ def test_the_view_class_is_exported():
 
 
 def test_the_throughput_benchmark_has_splendors_aec_rows_beside_texas_holdem():
-    from tabletop_gym.benchmarks.throughput import markdown_table, measure
+    from tabletop_gym.benchmarks.evaluation.throughput import markdown_table, measure
 
     rows = measure(duration=0.05, repeats=1, games=["splendor"])
     names = [row.name for row in rows]

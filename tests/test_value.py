@@ -237,7 +237,7 @@ def test_the_value_agent_plays_royal_assassin_and_one_card_dungeon_only():
 
 
 def test_the_training_curve_reads_the_last_games_every_so_many():
-    from tabletop_gym.benchmarks.value import training_curve
+    from tabletop_gym.benchmarks.training.value import training_curve
 
     # five games of 2, 1, 3, 1 and 2 decisions: won, lost, won, won, lost; scores 10 to 14
     deal = np.array([7, 7, 8, 9, 9, 9, 10, 11, 11])
@@ -249,7 +249,7 @@ def test_the_training_curve_reads_the_last_games_every_so_many():
 
 
 def test_td_targets_mix_the_next_value_and_the_next_target():
-    from tabletop_gym.benchmarks.value import td_targets
+    from tabletop_gym.benchmarks.training.value import td_targets
 
     values = np.array([0.2, 0.6, 0.4, 0.9, 0.5], dtype=np.float32)
     won = np.array([1, 1, 1, 0, 0], dtype=np.float32)  # two games: three decisions won, two lost
@@ -261,7 +261,7 @@ def test_td_targets_mix_the_next_value_and_the_next_target():
 
 def test_the_trainer_has_rows_for_every_game_a_value_agent_plays():
     from tabletop_gym.agents import VALUE_GAMES
-    from tabletop_gym.benchmarks.value import GAME_ROWS
+    from tabletop_gym.benchmarks.training.value import GAME_ROWS
 
     from tabletop_gym.envs import game_id
 
@@ -270,7 +270,7 @@ def test_the_trainer_has_rows_for_every_game_a_value_agent_plays():
 
 
 def test_the_games_are_the_same_however_many_workers_play_them():
-    from tabletop_gym.benchmarks.value import GAME_ROWS, games_of, play_games
+    from tabletop_gym.benchmarks.training.value import GAME_ROWS, games_of, play_games
 
     game = GAME_ROWS["royal_assassin"]
     teacher = make_agent("heuristic", "royal_assassin")
@@ -283,7 +283,7 @@ def test_the_games_are_the_same_however_many_workers_play_them():
 
 def test_train_value_runs_a_tiny_budget_end_to_end(tmp_path):
     pytest.importorskip("matplotlib")
-    from tabletop_gym.benchmarks.train import train
+    from tabletop_gym.benchmarks.training.train import train
 
     tiny = {"hidden": 8, "outcome_epochs": 1, "td_rounds": 2, "td_epochs": 1}
     result = train("royal_assassin", algo="value", games=6, seed=1, out=str(tmp_path), eval_episodes=4, workers=1,
@@ -291,7 +291,7 @@ def test_train_value_runs_a_tiny_budget_end_to_end(tmp_path):
     saved = json.loads((tmp_path / "result.json").read_text())
     assert saved["hyperparameters"]["algo"] == "value" and saved["hyperparameters"]["games"] == 6
     assert saved["evaluation"]["episodes"] == 4 and result.timesteps == saved["timesteps"] > 12
-    from tabletop_gym.benchmarks.curves import read_run
+    from tabletop_gym.benchmarks.training.curves import read_run
 
     run = read_run(tmp_path)  # as tabletop-gym curves reads it
     assert list(run["step"]) == [result.timesteps] and 0 <= run["win_rate"][0] <= 1
@@ -305,7 +305,7 @@ def test_train_value_runs_a_tiny_budget_end_to_end(tmp_path):
 
 
 def test_train_value_refuses_other_games_and_options(tmp_path):
-    from tabletop_gym.benchmarks.train import train
+    from tabletop_gym.benchmarks.training.train import train
 
     with pytest.raises(ValueError, match="Royal Assassin's tables and One Card Dungeon's levels' starts"):
         train("dead_center", algo="value", games=2, out=str(tmp_path))
@@ -332,7 +332,7 @@ def test_the_command_line_keeps_each_trainers_budget_apart(tmp_path, capsys):
 
 def test_one_card_dungeons_rows_are_the_games_start_and_each_levels_start_with_the_levels_cleared():
     from tabletop_gym.agents.one_card_dungeon import START_FIELDS, start_fields
-    from tabletop_gym.benchmarks.value import GAME_ROWS, play_games
+    from tabletop_gym.benchmarks.training.value import GAME_ROWS, play_games
 
     teacher = make_agent("heuristic", "one_card_dungeon")
     at = {name: i for i, name in enumerate(START_FIELDS)}
@@ -357,7 +357,7 @@ def test_one_card_dungeons_rows_are_the_games_start_and_each_levels_start_with_t
 def test_train_value_runs_a_tiny_budget_on_one_card_dungeon(tmp_path):
     pytest.importorskip("matplotlib")
     from tabletop_gym.agents.one_card_dungeon import OneCardDungeonValueAgent
-    from tabletop_gym.benchmarks.train import train
+    from tabletop_gym.benchmarks.training.train import train
 
     tiny = {"hidden": 8, "outcome_epochs": 1, "td_rounds": 1, "td_epochs": 1}
     result = train("one_card_dungeon", algo="value", games=3, seed=2, out=str(tmp_path), eval_episodes=2,

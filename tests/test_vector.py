@@ -146,7 +146,7 @@ def test_a_stacked_deck_is_dealt_to_every_game():
 def test_maskable_ppo_trains_on_the_vector_env(game):
     from sb3_contrib import MaskablePPO
 
-    from tabletop_gym.agents.sb3_vector import SB3VectorEnv
+    from tabletop_gym.benchmarks.training.sb3 import SB3VectorEnv
 
     envs = SB3VectorEnv(gym.make_vec(env_id(game), num_envs=8))
     model = MaskablePPO("MlpPolicy", envs, n_steps=32, batch_size=64, seed=0, device="cpu").learn(512)
@@ -156,7 +156,7 @@ def test_maskable_ppo_trains_on_the_vector_env(game):
 
 
 def test_the_throughput_benchmark_times_the_vector_envs_beside_sync(tmp_path):
-    from tabletop_gym.benchmarks import throughput
+    from tabletop_gym.benchmarks.evaluation import throughput
 
     table = throughput.main(duration=0.05, repeats=1, games=["dungeon_solitaire"], out=str(tmp_path / "t.md"),
                             png=str(tmp_path / "t.png"))
@@ -412,7 +412,7 @@ def test_the_vector_env_pickles_mid_game(game):
 def test_the_stable_baselines3_adapter_plays_the_same_games_in_every_autoreset_mode(game):
     """Its infos are the single env's (the result by name), with the terminal observation, whichever mode the env
     resets in: the games and their ends agree step by step."""
-    from tabletop_gym.agents.sb3_vector import SB3VectorEnv
+    from tabletop_gym.benchmarks.training.sb3 import SB3VectorEnv
 
     adapters = [SB3VectorEnv(gym.make_vec(env_id(game), num_envs=4, autoreset_mode=mode)) for mode in AUTORESET_MODES]
     for adapter in adapters:

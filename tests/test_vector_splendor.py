@@ -428,7 +428,7 @@ def test_batched_deals_shuffle_as_new_game_does():
 
 
 def test_the_throughput_benchmark_times_the_view_natively_beside_sync(tmp_path):
-    from tabletop_gym.benchmarks import throughput
+    from tabletop_gym.benchmarks.evaluation import throughput
 
     table = throughput.main(duration=0.02, repeats=1, games=["splendor"], out=str(tmp_path / "t.md"))
     for n in throughput.VECTOR_SIZES:

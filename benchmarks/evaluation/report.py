@@ -4,7 +4,7 @@
     tabletop-gym report royal_assassin heuristic.jsonl --agent heuristic
 
 The record is ``eval --record``'s (one JSON line a deal: ``seed``, ``won``...); the verdicts are a ``ceiling
---json`` file, or the ones that ship in ``benchmarks/ceilings/`` when they cover the record's deals. A winnable
+--json`` file, or the ones that ship in ``benchmarks/ceiling/shipped/`` when they cover the record's deals. A winnable
 deal the agent lost is where it has room to improve; with ``--agent`` the report replays the agent on one of them
 and sets its moves beside the winning line, marking the first decision where they part.
 """
@@ -13,11 +13,11 @@ from __future__ import annotations
 
 import gymnasium as gym
 
-from ..agents import make_agent
-from ..envs import game_id
-from .ceiling import Ceiling, check_game, load, shipped
+from ...agents import make_agent
+from ...envs import game_id
+from ..ceiling.verdicts import Ceiling, check_game, load, shipped
 from .evaluate import play_episode, read_record
-from .solver import UNKNOWN
+from ..ceiling.solver import UNKNOWN
 
 
 def verdicts_for(game: str, rows: list[dict], path: str | None) -> Ceiling:

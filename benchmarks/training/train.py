@@ -22,10 +22,10 @@ from pathlib import Path
 import gymnasium as gym
 import numpy as np
 
-from ..agents import VALUE_GAMES
-from ..envs import GAMES, game_id, game_name
-from ..envs.core.env import observation_modes, observation_size
-from .evaluate import BUILT_IN_OPPONENTS, MULTIPLAYER, EvalResult, evaluate
+from ...agents import VALUE_GAMES
+from ...envs import GAMES, game_id, game_name
+from ...envs.core.env import observation_modes, observation_size
+from ..evaluation.evaluate import BUILT_IN_OPPONENTS, MULTIPLAYER, EvalResult, evaluate
 
 
 @dataclass
@@ -140,7 +140,7 @@ def _by_name(option):
 
 
 def _native_vector_env(env_id: str, n_envs: int, env_kwargs: dict):
-    from ..envs import GAMES, VECTOR_ENTRY_POINTS
+    from ...envs import GAMES, VECTOR_ENTRY_POINTS
 
     if not any(GAMES[name][0] == env_id for name in VECTOR_ENTRY_POINTS):
         raise ValueError(f"{env_id} has no native vector env; the games that have one: "
@@ -159,32 +159,32 @@ def train(game: str, timesteps: int = 100_000, seed: int = 0, n_envs: int | None
           read_plain: bool = True, games: int | None = None, value_settings: dict | None = None) -> TrainResult:
     """Train a masked policy on ``game`` and evaluate it on deals it never saw; everything is written under ``out``.
 
-    ``algo="ppo"`` (the default) is the project's own masked PPO (``tabletop_gym.benchmarks.ppo``) on the game's
+    ``algo="ppo"`` (the default) is the project's own masked PPO (``tabletop_gym.benchmarks.training.ppo``) on the game's
     native vector env of ``n_envs`` games (default 64). ``algo="sb3"`` is sb3-contrib's MaskablePPO, by default on
     the native vector env of ``n_envs`` games at the configuration that trains fast (``SB3_FAST``: 256 games,
     64-step rollouts, 2,048-sample minibatches, 4 epochs); with ``vector=False`` on ``n_envs`` single envs (default
     4) at SB3's own defaults.
     ``start`` (own PPO only): an agent's name (``heuristic``, ``search``...) whose play over ``start_episodes``
-    deals the policy first learns by behaviour cloning (``tabletop_gym.benchmarks.clone``), before PPO; its games
+    deals the policy first learns by behaviour cloning (``tabletop_gym.benchmarks.training.clone``), before PPO; its games
     are shared among ``workers`` processes, as the final evaluation's are (default: one per CPU).
     Splendor without ``self_play`` trains against ``env_kwargs``' opponent (the env's default: greedy) with the
     learner's seat drawn per game, since the evaluation rotates it.
-    ``algo="rllib"`` is RLlib's PPO with action masking (``tabletop_gym.cluster.rllib``, the ray extra) on the
+    ``algo="rllib"`` is RLlib's PPO with action masking (``tabletop_gym.benchmarks.training.rllib``, the ray extra) on the
     native vector env, ``runners`` remote env runners of ``n_envs`` games each (default 32), on the Ray cluster at
     ``address`` (or this process's Ray session, or a new local one); it writes an RLlib checkpoint.
     ``teacher`` (own PPO only): an agent's name whose move on every position the policy reaches in training
-    kickstarts it (``tabletop_gym.benchmarks.ppo.learn``'s ``teacher``; its weight ``teacher_coef``, by default
+    kickstarts it (``tabletop_gym.benchmarks.training.ppo.learn``'s ``teacher``; its weight ``teacher_coef``, by default
     ``TEACHER_COEF``, falls to 0 over ``teacher_decay`` of the training, by default ``TEACHER_DECAY``).
-    ``ppo_settings``: fields of ``tabletop_gym.benchmarks.ppo.Settings`` to change (``learning_rate``...).
+    ``ppo_settings``: fields of ``tabletop_gym.benchmarks.training.ppo.Settings`` to change (``learning_rate``...).
     ``read_plain=False`` (own PPO, ``env_kwargs`` with ``observation="features"`` or ``"actions"``): the policy
     reads the features alone, not the plain observation before them (``MaskedPolicy``'s ``read_from``).
     ``algo="value"`` (Royal Assassin, One Card Dungeon): a learned value the game's value agent plays
-    (``tabletop_gym.benchmarks.value``): of the tables, judged one card ahead (Royal Assassin), or of the levels'
+    (``tabletop_gym.benchmarks.training.value``): of the tables, judged one card ahead (Royal Assassin), or of the levels'
     starts, judging each level-up (One Card Dungeon); ``games`` deals a phase (default 80,000 and 6,000),
-    ``timesteps`` unused; ``value_settings``: fields of ``tabletop_gym.benchmarks.value.Settings`` to change. It
+    ``timesteps`` unused; ``value_settings``: fields of ``tabletop_gym.benchmarks.training.value.Settings`` to change. It
     writes ``value.npz``.
     ``self_play`` (Splendor, own PPO): train on the AEC env against a league of the learner's snapshots and the
-    random and greedy players (``tabletop_gym.benchmarks.selfplay``); the final evaluation is against the greedy
+    random and greedy players (``tabletop_gym.benchmarks.training.selfplay``); the final evaluation is against the greedy
     player. For Splendor ``other_evaluations`` holds the evaluations against the other built-in opponents
     (seats rotated in every one).
     """
@@ -238,14 +238,14 @@ def train(game: str, timesteps: int = 100_000, seed: int = 0, n_envs: int | None
         hyperparameters = run["settings"]
         curve = run["curve"]
     else:
-        from ..cluster import rllib
+        from . import rllib
 
         model_path, trained, hyperparameters, seconds, curve = rllib.learn(
             env_id, timesteps, seed, folder, training_kwargs, progress, runners, n_envs or 32, address, self_play)
 
     # Evaluate the saved model like any agent, on deals it never trained on: the own PPO's numpy export (the file
     # a shipped policy is a copy of), MaskablePPO's zip through torch.
-    from ..agents import make_agent, saved_policy
+    from ...agents import make_agent, saved_policy
 
     played = folder / "policy.npz" if algo == "ppo" else model_path
     if algo in ("rllib", "value"):
@@ -291,7 +291,7 @@ TEACHER_DECAY = 0.5  # and falls to 0 by half the training, which PPO then has t
 
 def _train_own(env_id, timesteps, seed, n_envs, folder, env_kwargs, progress, start, start_episodes, self_play,
                ppo_settings, teacher=None, workers=None):
-    from ..agents import make_agent
+    from ...agents import make_agent
     from .ppo import Settings, learn
 
     if teacher is not None:
@@ -358,8 +358,8 @@ def _cloned_policy(env_id, env, start, episodes, seed, settings, env_kwargs, pro
     played by ``workers`` processes (default: one per CPU)."""
     import torch
 
-    from ..agents import make_agent
-    from ..agents.ppo import MaskedPolicy
+    from ...agents import make_agent
+    from ...agents.network import MaskedPolicy
     from .clone import collect, fit
 
     teacher = make_agent(start, env_id, seed=seed)
@@ -387,11 +387,11 @@ def _train_sb3(env_id, timesteps, seed, n_envs, folder, env_kwargs, progress, ve
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.env_util import make_vec_env
 
-    from ..agents.sb3_vector import SB3VectorEnv
+    from .sb3 import SB3VectorEnv
 
     import torch
 
-    torch.set_num_threads(1)  # see benchmarks/ppo.py's Settings.torch_threads
+    torch.set_num_threads(1)  # see benchmarks/training/ppo.py's Settings.torch_threads
     fast = SB3_FAST if vector else {"n_envs": 4, "n_steps": N_STEPS, "batch_size": 64, "n_epochs": 10}
     n_envs = n_envs or fast["n_envs"]
     n_steps, rollouts = rollout_length(timesteps, n_envs, fast["n_steps"])

@@ -1,6 +1,6 @@
 """Exact search over a solitaire deal with the whole deck known: can it be won at all, and by which moves.
 
-    from tabletop_gym.benchmarks.solver import Solver
+    from tabletop_gym.benchmarks.ceiling.solver import Solver
     env = gym.make("Tabletop/RoyalAssassin-v0"); env.reset(seed=7)
     verdict = Solver("royal_assassin").solve(env.unwrapped.state, budget=10.0)
     verdict.outcome, verdict.line            # "won" and the actions that win, or "lost", or "unknown"
@@ -41,7 +41,7 @@ from importlib import import_module
 import numba
 import numpy as np
 
-from ..envs.core.compiled import compiled
+from ...envs.core.compiled import compiled
 
 
 def rules_of(game: str):

@@ -12,8 +12,8 @@ What RLlib needs of the project, and where it is here:
   the AEC env). ``MaskedObservations`` does it for a single env, ``MaskedVectorObservations`` for a vector env; both
   also scale each entry by the observation space's upper bound, so that counts and flags enter the network alike.
 - **A learning curve:** ``on_episode_end`` logs each finished training episode's ``won``.
-- **A checkpoint played like any agent:** ``RLlibAgent`` (``make_agent("rllib:<checkpoint>")``) in ``eval``,
-  ``leaderboard`` and ``replay``.
+- **A checkpoint played like any agent:** ``agents/rllib.py``'s ``RLlibAgent`` (``make_agent("rllib:<checkpoint>")``)
+  in ``eval``, ``leaderboard`` and ``replay``.
 
 Splendor trains through its single-agent view (against its scripted opponent, the seat drawn per game) or by
 self-play (``--self-play``): its AEC env as RLlib's ``PettingZooEnv`` (``MaskedAEC``, ``make_multi_agent_env``),
@@ -34,8 +34,9 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo.utils import BaseWrapper
 
+from ...agents.rllib import ACTION_MASK, LEARNER, OBSERVATIONS
+
 ENV = "tabletop"  # the name make_env is registered under with Ray
-OBSERVATIONS, ACTION_MASK = "observations", "action_mask"  # the keys of RLlib's masking module
 # PPO's settings here: batches of 4,096 steps in 512-step minibatches, 4 epochs (RLlib's defaults, 30 epochs at a
 # learning rate of 5e-5, learn far slower on these games).
 SETTINGS = {"train_batch_size_per_learner": 4096, "minibatch_size": 512, "num_epochs": 4, "lr": 3e-4,
@@ -100,7 +101,7 @@ class MaskedVectorObservations(gym.vector.VectorWrapper):
 def make_env(config: dict):
     """The env ``config`` names (``game`` and the env's options), masked for RLlib; the native vector env of
     ``config["num_envs"]`` games when RLlib asks for that many."""
-    from ..envs import GAMES, VECTOR_ENTRY_POINTS, game_id  # registers the ids in this process
+    from ...envs import GAMES, VECTOR_ENTRY_POINTS, game_id  # registers the ids in this process
 
     options = dict(config)
     env_id = game_id(options.pop("game"))
@@ -150,7 +151,7 @@ def learn(env_id: str, timesteps: int, seed: int, folder: Path, env_kwargs: dict
     (``self_play_config``); the checkpoint's policy is the learner."""
     from tqdm import tqdm
 
-    from .tasks import connect
+    from ..evaluation.ray_tasks import connect
 
     connect(address)
     batch = min(SETTINGS["train_batch_size_per_learner"], max(64, timesteps))
@@ -186,7 +187,7 @@ def learn(env_id: str, timesteps: int, seed: int, folder: Path, env_kwargs: dict
 
 # ---------------------------------------------------------------- Splendor by self-play
 
-LEARNER, SNAPSHOT = "learner", "snapshot"  # the two policies of self-play: the one trained, a frozen copy of it
+SNAPSHOT = "snapshot"  # self-play's frozen copy of the LEARNER
 SNAPSHOT_EVERY = 5  # iterations between copies of the learner into the snapshot
 
 
@@ -212,7 +213,7 @@ def make_multi_agent_env(config: dict):
     """Splendor's AEC env of ``config["num_players"]`` seats (default 2) as RLlib's multi-agent env, masked."""
     from ray.rllib.env.wrappers.pettingzoo_env import PettingZooEnv
 
-    from ..envs import splendor_v0  # (importing the project registers its ids in this process)
+    from ...envs import splendor_v0  # (importing the project registers its ids in this process)
 
     return PettingZooEnv(MaskedAEC(splendor_v0.raw_env(**config)))
 
@@ -272,48 +273,3 @@ def self_play_config(num_players: int, seed: int, runners: int, batch: int):
             .training(**settings)
             .callbacks(on_episode_end=on_multi_agent_episode_end, on_train_result=on_train_result)
             .debugging(seed=seed))
-
-
-class RLlibAgent:
-    """Plays an RLlib checkpoint (``learn``'s, or any PPO checkpoint of ``ppo_config``): the most likely legal
-    action of its policy, through the mask. Loaded lazily and not pickled, so it goes to evaluation workers by
-    path; importing it needs Ray and torch."""
-
-    name = "rllib"
-
-    def __init__(self, path, seed=None):
-        self.path = Path(path)
-        modules = self.path / "learner_group" / "learner" / "rl_module"
-        # A single-agent run's policy, or self-play's learner.
-        self._module_path = modules / (LEARNER if (modules / LEARNER).is_dir() else "default_policy")
-        if not self._module_path.is_dir() or not (self.path / "observation_scale.npy").exists():
-            raise ValueError(f"no RLlib checkpoint of tabletop-gym at {self.path} (as `tabletop-gym train --algo "
-                             f"rllib` writes it: <out>/checkpoint)")
-        self._module = None
-        self._scale = None
-
-    def _load(self):
-        import torch
-        from ray.rllib.core.rl_module.rl_module import RLModule
-
-        torch.set_num_threads(1)
-        self._module = RLModule.from_checkpoint(str(self._module_path))
-        self._scale = np.load(self.path / "observation_scale.npy")
-
-    def act(self, observation, action_mask) -> int:
-        return int(self.act_batch(np.asarray(observation)[None], np.asarray(action_mask)[None])[0])
-
-    def act_batch(self, observations, masks) -> np.ndarray:
-        import torch
-
-        if self._module is None:
-            self._load()
-        masks = np.asarray(masks, dtype=bool)
-        batch = {"obs": {OBSERVATIONS: torch.as_tensor(np.asarray(observations) * self._scale, dtype=torch.float32),
-                         ACTION_MASK: torch.as_tensor(masks, dtype=torch.float32)}}
-        with torch.no_grad():
-            logits = self._module.forward_inference(batch)["action_dist_inputs"].numpy()
-        return np.where(masks, logits, -np.inf).argmax(axis=1)
-
-    def __getstate__(self):
-        return {**self.__dict__, "_module": None, "_scale": None}

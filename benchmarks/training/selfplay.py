@@ -5,7 +5,7 @@ the random and greedy players.
 
 ``SelfPlayVectorEnv`` runs N games of ``splendor_v0`` (the AEC env, as any PettingZoo user plays it) and shows
 only the learner's decisions, as a Gymnasium vector env with next-step autoreset and the batched action masks in
-``infos["action_mask"]``: so ``benchmarks/ppo.py`` trains on it unchanged. In each game the learner takes one
+``infos["action_mask"]``: so ``benchmarks/training/ppo.py`` trains on it unchanged. In each game the learner takes one
 seat, rotating game by game, and every other seat is played by an opponent the ``League`` draws when the game
 starts. The league follows a curriculum over the training (``CURRICULUM``): random players first, then the greedy
 player, then, as snapshots of the learner accumulate (one every ``snapshot_every`` updates, the last
@@ -17,11 +17,11 @@ from __future__ import annotations
 import gymnasium as gym
 import numpy as np
 
-from ..agents.base import RandomAgent
-from ..agents.policy import snapshot
-from ..agents.splendor import GreedyAgent
-from ..envs import splendor_v0
-from ..envs.splendor import rules
+from ...agents.base import RandomAgent
+from ...agents.policy import snapshot
+from ...agents.splendor import GreedyAgent
+from ...envs import splendor_v0
+from ...envs.splendor import rules
 
 # (share of the training done, the league's weights from then on: random, greedy, the learner's snapshots)
 CURRICULUM = ((0.0, {"random": 1.0, "greedy": 0.0, "self": 0.0}),
@@ -166,7 +166,7 @@ class SelfPlayVectorEnv(gym.vector.VectorEnv):
 def learn_by_self_play(timesteps: int, settings=None, seed: int = 0, out="runs/splendor_self_play",
                        num_players: int = 2, snapshot_every: int = 10, keep_snapshots: int = 10, policy=None,
                        progress: bool = True, illegal_action: str = "terminate", record: dict | None = None) -> dict:
-    """Masked PPO (``benchmarks/ppo.py``) on ``SelfPlayVectorEnv``: the league's curriculum moves on with the
+    """Masked PPO (``benchmarks/training/ppo.py``) on ``SelfPlayVectorEnv``: the league's curriculum moves on with the
     training, and every ``snapshot_every`` updates a frozen copy of the policy joins it. Returns ``learn``'s
     result with the league's draws."""
     from .ppo import Settings, learn

@@ -23,7 +23,7 @@ top to bottom:
 3. One round of policy iteration: the value agent with that network plays ``games`` more deals (random moves with
    probability ``own_epsilon``), and a new network is fitted to all the games, as in 2.
 4. It is saved as ``value.npz`` (the layers as a policy's are, and the run's record), which ``make_agent("value:<path>",
-   game)`` plays; ``tabletop_gym.benchmarks.train`` then evaluates it on deals it never saw.
+   game)`` plays; ``tabletop_gym.benchmarks.training.train`` then evaluates it on deals it never saw.
 
 The deals are 40,000,000 + 1,000,000 x seed onwards; the random moves of a deal come from a generator of its seed, so
 that a run gives the same games however many workers play them.
@@ -44,14 +44,14 @@ import torch
 from torch import nn
 from tqdm import tqdm
 
-from ..agents import heuristic
-from ..agents.one_card_dungeon import (START_FIELD_COUNT, OneCardDungeonValueAgent, Table, level_up_fields,
+from ...agents import heuristic
+from ...agents.one_card_dungeon import (START_FIELD_COUNT, OneCardDungeonValueAgent, Table, level_up_fields,
                                        start_fields)
-from ..agents.policy import ValueNetwork, layer_arrays
-from ..agents.royal_assassin import TABLE_FIELD_COUNT, RoyalAssassinValueAgent, fill_after_fields
-from ..envs.core.compiled import compiled
-from ..envs.one_card_dungeon import rules as one_card_dungeon_rules
-from .evaluate import in_workers
+from ...agents.policy import ValueNetwork, layer_arrays
+from ...agents.royal_assassin import TABLE_FIELD_COUNT, RoyalAssassinValueAgent, fill_after_fields
+from ...envs.core.compiled import compiled
+from ...envs.one_card_dungeon import rules as one_card_dungeon_rules
+from ..evaluation.evaluate import in_workers
 
 TRAINING_DEALS = 40_000_000  # + 1,000,000 x seed: away from the evaluations' deals (from 0, 10,000,000 + seed...)
 

@@ -1,6 +1,6 @@
 """Watch an agent play: one episode recorded as pictures, written as an animated GIF or an HTML page.
 
-    from tabletop_gym.benchmarks.replay import replay
+    from tabletop_gym.benchmarks.human.replay import replay
     replay("dead_center", agent="heuristic", seed=3, out="dead_center.gif")
 
 or from the command line, ``tabletop-gym replay dead_center --agent heuristic --seed 3 --out game.html``.
@@ -24,8 +24,8 @@ from pathlib import Path
 import gymnasium as gym
 import numpy as np
 
-from ..agents import make_agent
-from ..envs import game_id
+from ...agents import make_agent
+from ...envs import game_id
 
 FORMATS = (".gif", ".html")
 DEFAULT_MAX_STEPS = 500

@@ -9,7 +9,7 @@ which takes seconds a game, on the first few deals only (``LEADERBOARD_SEARCH_EP
 played (a ``ppo`` row without a model) stands in the table as skipped, with the reason.
 
 Each card solitaire has a ``ceiling`` row: the share of its deals that can be won at all, by an exact search with
-the whole deck known (``benchmarks/ceiling.py``), read from the verdicts that ship for these seeds; and every
+the whole deck known (``benchmarks/ceiling/verdicts.py``), read from the verdicts that ship for these seeds; and every
 agent's row says what share of the winnable deals it won and how many of them it lost.
 """
 
@@ -21,12 +21,12 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from ..agents import VALUE_GAMES, committed_model, make_agent, saved_policy, search_agent
-from ..agents.policy import SCRATCH
-from ..envs import GAMES, game_id, game_name
-from . import ceiling
+from ...agents import VALUE_GAMES, committed_model, make_agent, saved_policy, search_agent
+from ...agents.policy import SCRATCH
+from ...envs import GAMES, game_id, game_name
+from ..ceiling import verdicts as ceiling
 from .evaluate import EvalResult, evaluate
-from .solver import SOLITAIRES, UNKNOWN, WON
+from ..ceiling.solver import SOLITAIRES, UNKNOWN, WON
 
 # The default rows: the scripted players, then the learned ones, each named as what it is: PPO alone from random
 # weights (``ppo-scratch``), the shipped policy (``ppo``: cloned from a player first, then PPO), the search agent on it

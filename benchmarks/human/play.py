@@ -16,8 +16,8 @@ from importlib import resources
 import gymnasium as gym
 import numpy as np
 
-from ..envs import GAMES, game_id
-from ..envs.core.cards import SUIT_SYMBOLS, card_label, parse_card
+from ...envs import GAMES, game_id
+from ...envs.core.cards import SUIT_SYMBOLS, card_label, parse_card
 
 WIDTH = 79           # what is written here fits an 80-column terminal; the tables stay within 100
 LIST_ONE_A_LINE = 10  # up to this many legal moves are listed one a line; more are grouped by kind
@@ -180,7 +180,7 @@ def help_text(name: str) -> str:
         lines.append(wrapped(f"  {move:<16} {meaning}", indent=19))
     lines += ["", wrapped("  Type a move's number (in [ ]) or its name; ? or help shows this again, q quits.",
                           indent=2)]
-    rules_page = resources.files(f"{__package__.rpartition('.')[0]}.envs.{name}").joinpath("RULES.md")
+    rules_page = resources.files(f"tabletop_gym.envs.{name}").joinpath("RULES.md")
     if rules_page.is_file():
         # The installed path can be longer than a line: the folder and the file go on lines of their own.
         lines += [wrapped("  The full rules, every ruling included, are RULES.md in the folder", indent=4),
@@ -198,7 +198,7 @@ def _labels(codes) -> str:
 
 
 def _dungeon_solitaire(env, old, new) -> list[str]:
-    from ..envs.dungeon_solitaire import rules
+    from ...envs.dungeon_solitaire import rules
 
     said = []
     began = new.delve_turns > old.delve_turns or new.retreat_turns > old.retreat_turns
@@ -249,7 +249,7 @@ def _dungeon_card(rules, c: int, s, encounter: int) -> str:
 
 
 def _royal_assassin(env, old, new) -> list[str]:
-    from ..envs.royal_assassin import rules
+    from ...envs.royal_assassin import rules
 
     said = []
     if old.joker < 0 <= new.joker:
@@ -286,7 +286,7 @@ def _royal_assassin(env, old, new) -> list[str]:
 
 
 def _dead_center(env, old, new) -> list[str]:
-    from ..envs.dead_center import rules
+    from ...envs.dead_center import rules
 
     before, after = rules.describe(old), rules.describe(new)
     said = []
@@ -308,7 +308,7 @@ def _dead_center(env, old, new) -> list[str]:
 
 
 def _one_card_dungeon(env, old, new) -> list[str]:
-    from ..envs.one_card_dungeon import rules
+    from ...envs.one_card_dungeon import rules
 
     before, after = rules.describe(old), rules.describe(new)
     kind = after["monster_type"]["name"].lower()
@@ -350,7 +350,7 @@ def _tile(pos) -> str:
 
 
 def _splendor(env, old, new) -> list[str]:
-    from ..envs.splendor import rules
+    from ...envs.splendor import rules
 
     before, after = rules.describe(old, env.seat), rules.describe(new, env.seat)
     mine_before, mine_after = before["players"][env.seat], after["players"][env.seat]
@@ -362,8 +362,8 @@ _GEM_WORDS = dict(zip("WUGRKY", ("white", "blue", "green", "red", "black", "gold
 
 def splendor_move(move: str, seat: int, before, env) -> str:
     """An opponent's move in words, with the card it bought or reserved read off the table."""
-    from ..envs.splendor import rules
-    from ..envs.splendor.cards import card_text
+    from ...envs.splendor import rules
+    from ...envs.splendor.cards import card_text
 
     kind, _, what = move.partition("_")
     if kind == "take":

@@ -7,13 +7,13 @@ autoreset: the native vector envs of every game here (``gym.make_vec(id, num_env
 masked by the batched masks; a finished game's row carries an all-ones mask, and the step that resets it is left
 out of the loss. It writes, under ``out``:
 
-- ``model.pt``: the policy (``tabletop_gym.agents.ppo.MaskedPolicy``, actor and critic) with what it was trained
+- ``model.pt``: the policy (``tabletop_gym.agents.network.MaskedPolicy``, actor and critic) with what it was trained
   on, to train on from (``policy=``); the agent ``ppo:<out>/model.pt`` plays it with torch;
 - ``policy.npz``: the actor alone, which ``ppo:<out>/policy.npz`` plays with numpy alone (the file a game's
   shipped policy, ``agents/models/<game>.npz``, is a copy of);
 - ``learning_curve.csv``: per update, the steps so far, the episodes finished, the win rate and mean score of
   the last ``WINDOW`` training episodes, steps per second, the losses and the teacher's weight (kickstarting);
-- ``learning_curve.png`` and ``result.json``, written by ``tabletop_gym.benchmarks.train``, which also evaluates
+- ``learning_curve.png`` and ``result.json``, written by ``tabletop_gym.benchmarks.training.train``, which also evaluates
   the saved policy on deals it never trained on.
 """
 
@@ -31,8 +31,8 @@ import torch
 from torch import nn
 from tqdm import tqdm
 
-from ..agents.policy import export_policy
-from ..agents.ppo import MaskedPolicy, save_policy
+from ...agents.policy import export_policy
+from ...agents.network import MaskedPolicy, save_policy
 
 WINDOW = 100  # training episodes in the running win rate
 

@@ -13,7 +13,7 @@ greedy player.
 A game with a native vector env adds it at N = 1, 64 and 1024 games (env-steps per second: N per
 call) beside Gymnasium's ``SyncVectorEnv`` of its single env, and a second table gives each native
 vector env's speed as a multiple of the SyncVectorEnv's. Where torch is installed (the ``rl`` extra), each such
-game adds the training speed of the project's masked PPO (``benchmarks/ppo.py``, its default settings: 64 games,
+game adds the training speed of the project's masked PPO (``benchmarks/training/ppo.py``, its default settings: 64 games,
 rollouts, updates and all) in env-steps per second: ``masked PPO training on <id>``.
 """
 
@@ -28,7 +28,7 @@ import gymnasium as gym
 import numpy as np
 from tqdm import tqdm
 
-from ..envs import GAMES, VECTOR_ENTRY_POINTS
+from ...envs import GAMES, VECTOR_ENTRY_POINTS
 
 REFERENCE = "connect_four_v3.env()"
 VECTOR_SIZES = (1, 64, 1024)
@@ -160,7 +160,7 @@ def _time_training(env_id: str, duration: float, seed: int) -> float:
     """Env-steps per second of ``benchmarks.ppo.learn`` (rollouts and updates) on the game's native vector env."""
     import tempfile
 
-    from .ppo import Settings, learn
+    from ..training.ppo import Settings, learn
 
     settings = Settings(num_steps=TRAINING_ROLLOUT)
     envs = gym.make_vec(env_id, num_envs=settings.num_envs, vectorization_mode="vector_entry_point")
@@ -181,7 +181,7 @@ def _training_subjects(games) -> dict:
 def _splendor_subjects(env_id: str) -> dict:
     from pettingzoo.classic import texas_holdem_v4
 
-    from ..envs import splendor_v0
+    from ...envs import splendor_v0
 
     view = env_id + " (random opponent)"
     return {

@@ -4,7 +4,7 @@
 
 First the teacher (the game's heuristic, or any agent) plays ``episodes`` deals; every decision is kept as
 (observation, mask, action) with the return the game paid from there on. The actor learns the teacher's actions by
-cross-entropy over the legal ones, the critic the returns, and PPO (``benchmarks/ppo.py``) goes on from there, so
+cross-entropy over the legal ones, the critic the returns, and PPO (``benchmarks/training/ppo.py``) goes on from there, so
 that reinforcement learning starts from the teacher's play instead of from a uniform policy.
 """
 
@@ -18,9 +18,9 @@ import torch
 from torch import nn
 from tqdm import tqdm
 
-from ..agents.ppo import MaskedPolicy
-from ..envs.core.env import observation_size, with_features
-from .evaluate import in_workers
+from ...agents.network import MaskedPolicy
+from ...envs.core.env import observation_size, with_features
+from ..evaluation.evaluate import in_workers
 
 
 def collect(env_id: str, teacher, episodes: int, seed: int = 0, gamma: float = 0.99, env_kwargs: dict | None = None,
@@ -128,7 +128,7 @@ def fit(policy: MaskedPolicy, data: dict, epochs: int = 10, minibatch_size: int 
     """Train ``policy``'s actor to the teacher's actions and its critic to the returns; the agreement with the
     teacher (the share of decisions where the policy's most likely action is the teacher's) after each epoch."""
     torch.manual_seed(seed)
-    torch.set_num_threads(1)  # as in benchmarks/ppo.py: on two cores, more threads make small products slower
+    torch.set_num_threads(1)  # as in benchmarks/training/ppo.py: on two cores, more threads make small products slower
     rng = np.random.default_rng(seed)
     obs = torch.as_tensor(data["observations"])
     masks = torch.as_tensor(data["masks"])

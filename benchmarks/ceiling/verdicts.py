@@ -3,7 +3,7 @@
     tabletop-gym ceiling royal_assassin --deals 2000 --budget 10 --json royal_assassin.json
 
 For each deal (the env's own deal of seed ``seed + i``, as ``reset(seed=seed + i)`` gives it) the exact search of
-``benchmarks/solver.py`` decides, with the whole deck known, whether some sequence of the player's decisions wins
+``benchmarks/ceiling/solver.py`` decides, with the whole deck known, whether some sequence of the player's decisions wins
 it: ``won`` (with the winning line, the action names to play on the env from ``reset``), ``lost`` (proven: no
 sequence wins), or ``unknown`` (the budget ran out first). Over fixed seeds the share of winnable deals bounds
 every policy from above: no player, however good, wins a deal that cannot be won. The unknowns are counted both
@@ -18,7 +18,7 @@ with every die known and reports the best game they find, the levels it clears (
 twelve, else ``unknown``). That is a lower bound on what the deal allows, never an upper one: a clairvoyant player
 clears at least that many levels, perhaps more. Splendor has opponents, so it has no ceiling of this kind.
 
-The verdicts of the README's run ship in ``benchmarks/ceilings/`` (one file per game and seed range), and the
+The verdicts of the README's run ship in ``benchmarks/ceiling/shipped/`` (one file per game and seed range), and the
 leaderboard reads them to put a ``ceiling`` row beside each solitaire's agents, with each agent's share of it and
 the winnable deals it lost.
 """
@@ -39,11 +39,11 @@ import gymnasium as gym
 import numpy as np
 from tqdm import tqdm
 
-from ..envs import game_id, game_name
-from .evaluate import in_workers, wilson_interval
+from ...envs import game_id, game_name
+from ..evaluation.evaluate import in_workers, wilson_interval
 from .solver import BEAM_ONLY, LOST, SOLITAIRES, UNKNOWN, WON, Solver, rules_of
 
-SHIPPED = Path(__file__).parent / "ceilings"
+SHIPPED = Path(__file__).parent / "shipped"
 DEFAULT_BUDGET = 10.0
 NO_CEILING = {
     "splendor": "Splendor is played against opponents, whose choices no search over the player's own decisions "

@@ -22,8 +22,8 @@ import gymnasium as gym
 import numpy as np
 from tqdm import tqdm  # text bars everywhere: tqdm.auto wants ipywidgets in a notebook, and warns without
 
-from ..agents import make_agent
-from ..envs import GAMES, game_id
+from ...agents import make_agent
+from ...envs import GAMES, game_id
 
 # Games played against opponents (the agent takes one seat): their env ids.
 MULTIPLAYER = {GAMES["splendor"][0]}
@@ -227,9 +227,9 @@ def evaluate(game: str, agent="random", episodes: int = 100, seed: int = 0, work
     rotates with the episode.
     ``record``: a file to write every episode's result to, one JSON line each in seed order (``game``, ``agent``,
     for Splendor ``opponent`` and ``players``, then ``seed``, ``seat``, ``won``, ``score``, ``length``), so that two
-    agents can be compared deal by deal (``benchmarks/compare.py``).
+    agents can be compared deal by deal (``benchmarks/evaluation/compare.py``).
     ``on_episodes(k)`` is called as episodes finish (k at a time), for a progress display of the caller's.
-    ``backend="ray"`` plays the chunks of episodes as Ray tasks (``tabletop_gym.cluster.tasks``) on the cluster at
+    ``backend="ray"`` plays the chunks of episodes as Ray tasks (``tabletop_gym.benchmarks.evaluation.ray_tasks``) on the cluster at
     ``address`` (or the Ray session of this process, or a new local one), ``workers`` then defaulting to the
     cluster's CPUs; the result is the local backend's for the same seeds.
     """
@@ -265,7 +265,7 @@ def evaluate(game: str, agent="random", episodes: int = 100, seed: int = 0, work
         players = probe.num_players
         opponent = opponent if opponent is not None else probe.opponents[0]
     if backend == "ray":
-        from ..cluster import tasks
+        from . import ray_tasks as tasks
 
         workers = workers or tasks.cluster_cpus(address)
     workers = workers or os.cpu_count() or 1

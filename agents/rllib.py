@@ -1,0 +1,59 @@
+"""An RLlib checkpoint played like any agent: ``make_agent("rllib:<checkpoint>")`` in ``eval``, ``leaderboard`` and
+``replay``. Importing this module needs neither Ray nor torch; loading the checkpoint needs both (the ``ray`` extra).
+The checkpoint is one that ``tabletop-gym train <game> --algo rllib`` writes (``benchmarks/training/rllib.py``):
+RLlib's masking module reads ``{"observations": the observation scaled, "action_mask": float mask}``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+OBSERVATIONS, ACTION_MASK = "observations", "action_mask"  # the keys of RLlib's masking module
+LEARNER = "learner"  # self-play's trained policy; a single-agent run's is "default_policy"
+
+
+class RLlibAgent:
+    """Plays an RLlib checkpoint (``learn``'s, or any PPO checkpoint of ``ppo_config``): the most likely legal
+    action of its policy, through the mask. Loaded lazily and not pickled, so it goes to evaluation workers by
+    path; importing it needs Ray and torch."""
+
+    name = "rllib"
+
+    def __init__(self, path, seed=None):
+        self.path = Path(path)
+        modules = self.path / "learner_group" / "learner" / "rl_module"
+        # A single-agent run's policy, or self-play's learner.
+        self._module_path = modules / (LEARNER if (modules / LEARNER).is_dir() else "default_policy")
+        if not self._module_path.is_dir() or not (self.path / "observation_scale.npy").exists():
+            raise ValueError(f"no RLlib checkpoint of tabletop-gym at {self.path} (as `tabletop-gym train --algo "
+                             f"rllib` writes it: <out>/checkpoint)")
+        self._module = None
+        self._scale = None
+
+    def _load(self):
+        import torch
+        from ray.rllib.core.rl_module.rl_module import RLModule
+
+        torch.set_num_threads(1)
+        self._module = RLModule.from_checkpoint(str(self._module_path))
+        self._scale = np.load(self.path / "observation_scale.npy")
+
+    def act(self, observation, action_mask) -> int:
+        return int(self.act_batch(np.asarray(observation)[None], np.asarray(action_mask)[None])[0])
+
+    def act_batch(self, observations, masks) -> np.ndarray:
+        import torch
+
+        if self._module is None:
+            self._load()
+        masks = np.asarray(masks, dtype=bool)
+        batch = {"obs": {OBSERVATIONS: torch.as_tensor(np.asarray(observations) * self._scale, dtype=torch.float32),
+                         ACTION_MASK: torch.as_tensor(masks, dtype=torch.float32)}}
+        with torch.no_grad():
+            logits = self._module.forward_inference(batch)["action_dist_inputs"].numpy()
+        return np.where(masks, logits, -np.inf).argmax(axis=1)
+
+    def __getstate__(self):
+        return {**self.__dict__, "_module": None, "_scale": None}
