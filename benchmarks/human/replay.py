@@ -1,12 +1,13 @@
 """Watch an agent play: one episode recorded as pictures, written as an animated GIF or an HTML page.
 
     from tabletop_gym.benchmarks.human.replay import replay
-    replay("dead_center", agent="heuristic", seed=3, out="dead_center.gif")
+    replay(game, agent="heuristic", seed=3, out="game.gif")
 
-or from the command line, ``tabletop-gym replay dead_center --agent heuristic --seed 3 --out game.html``.
-The episode is played as ``evaluate`` plays one (the same seed gives the same game); Splendor is played
-through its single-agent view, the agent at seat 0 unless ``env_kwargs`` says otherwise. Each frame is
-the table after a step (the first one after ``reset``), with the name of the action that led to it.
+or from the command line, ``tabletop-gym replay <game> --agent heuristic --seed 3 --out game.html``.
+The episode is played as ``evaluate`` plays one (the same seed gives the same game); a game of several
+players is played through its single-agent view, the agent at seat 0 unless ``env_kwargs`` says otherwise.
+Each frame is the table after a step (the first one after ``reset``), with the name of the action that led
+to it and the opponents' moves that followed.
 The HTML page is self-contained: the frames are embedded as PNG, and it has no external script or style.
 Pictures need Pillow (``pip install "tabletop-gym[render]"``).
 """
@@ -219,8 +220,8 @@ def replay(game: str, agent="random", seed: int = 0, out="replay.gif", fps: floa
     """Play one episode of ``agent`` on ``game`` and write it to ``out`` (``.gif`` or ``.html``).
 
     ``fps``: frames per second when played (None: see ``frame_rate``); ``max_steps``: the episode is cut after
-    this many decisions (None: never); ``env_kwargs``: options of the env (Splendor's ``opponent``,
-    ``num_players``, ``seat``).
+    this many decisions (None: never); ``env_kwargs``: options of the env (a multi-player game's
+    ``opponent``, ``num_players``, ``seat``).
     """
     kind = check_out(out)
     frame_rate(1, fps)  # a bad fps is refused before the episode is played
