@@ -1,165 +1,102 @@
 """Exact search over a solitaire deal with the whole deck known: can it be won at all, and by which moves.
 
     from tabletop_gym.benchmarks.ceiling.solver import Solver
-    env = gym.make("Tabletop/RoyalAssassin-v0"); env.reset(seed=7)
-    verdict = Solver("royal_assassin").solve(env.unwrapped.state, budget=10.0)
+    env = gym.make(env_id); env.reset(seed=7)
+    verdict = Solver(game).solve(env.unwrapped.state, budget=10.0)
     verdict.outcome, verdict.line            # "won" and the actions that win, or "lost", or "unknown"
 
-The search plays the game's own compiled turn (``take_action``, ``fill_legal_mask`` and ``play_forced`` of its
-``rules.py``, as the env's step does with ``skip_forced=True``), so a line it finds is a line the env plays. It is a
-depth-first search over the player's decisions, forced moves played inline, that stops at the first win:
+The search plays the game's own compiled turn (the env's step with ``skip_forced=True``), so a line it finds is a
+line the env plays. It is a depth-first search over the player's decisions, forced moves played inline, that stops
+at the first win:
 
 - **memo**: a state whose every continuation was searched is remembered with its value, keyed on the parts of the
-  state that decide the rest of the game (the rules name the others: ``HISTORY_PARTS``, and ``DEAL_PARTS``, the
+  state that decide the rest of the game (the game names the others: ``HISTORY_PARTS``, and ``DEAL_PARTS``, the
   same in every position of one deal, so the memo is emptied between deals), so a position reached again by
   other moves is not searched again. The key is a pair of 64-bit hashes: two different positions would
   have to agree on both to be taken for each other (odds near 2^-100 a pair), and every win found is replayed on
   the env besides;
-- **sound pruning**: the rules' ``verdict`` calls a game lost as soon as it can no longer be won (Dungeon
-  Solitaire: a king gone for good; Dead Center: more zombies standing than draws left), which cuts nothing
-  winnable;
-- **beam first**: for Royal Assassin and Dead Center, beam searches of growing width (the most promising
+- **sound pruning**: the game's ``verdict`` calls a game lost as soon as it can no longer be won (a card needed
+  for the win gone for good, more enemies standing than draws left), which cuts nothing winnable;
+- **beam first**: where the game gives ``BEAM_WIDTHS``, beam searches of growing width (the most promising
   positions of each depth, each position once) look for a quick win before the exhaustive search; they prove no
   loss, but find most wins in thousands of nodes where a depth-first search may wander in millions;
 - **budget**: the search runs in slices of nodes and stops when its seconds are spent, with ``unknown``.
 
-``Solver(game, objective="score")`` searches the whole tree for the best score instead (Dungeon Solitaire's best
-escape): the same search with the game's ``final_score`` as the value, cut where the rules' ``score_bound`` (the
-treasure still to come) cannot beat the best found, and no target to stop at.
+``Solver(game, objective="score")`` searches the whole tree for the best score instead: the same search with the
+game's ``final_score`` as the value, cut where its ``score_bound`` (the points still to come) cannot beat the best
+found, and no target to stop at.
 
-One Card Dungeon is searched by beams only (``BEAM_ONLY``), on a state whose every future die is fixed: its game is
-too long for the exhaustive search, so the verdict is ``won`` or ``unknown``, with the best game the beams found
-(its line and the levels it clears, a lower bound on what the deal allows).
+A game too long for the exhaustive search is searched by beams only (``BEAMS_ONLY``), for instance a dice game on
+a state whose every future die is fixed: the verdict is ``won`` or ``unknown``, with the best game the beams found
+(its line and its ``final_score``, a lower bound on what the deal allows).
+
+What the search knows of a game it finds in the game's folder, in ``solve.py`` beside ``rules.py`` (a game has a
+ceiling exactly when it has one). Its hooks, the same names in every game:
+
+- ``HISTORY_PARTS`` and ``DEAL_PARTS``: names of the rules' ``State`` parts the memo's key leaves out (parts that
+  record the past and decide nothing that follows; parts no move changes);
+- ``ACTION_ORDER``: action names the search tries first, in that order (the rest follow in the rules' order); any
+  order gives the same verdict, a good one gives it sooner;
+- ``promise(a)``: compiled, how promising the state ``a`` is (higher first), to try a state's children best first
+  and to rank the beams; any judgement gives the same verdicts;
+- ``step(a, action, mask, dice)``: compiled, the env's step with ``skip_forced=True`` on ``a``: the action, every
+  forced move after it, ``mask`` set to the legal actions reached; ``dice`` are the dice it rolls, if any;
+- ``BEAM_WIDTHS``: the widths of the beam searches run first (empty for none);
+- ``BEAMS_ONLY``: True where no exhaustive search follows the beams;
+- ``verdict(a)``: compiled, 1 won, 0 lost (or no longer winnable), -1 open; for a game searched exhaustively.
+
+Some games add:
+
+- ``final_score(a)`` and ``score_bound(a)``: compiled, the score of a finished game (-1 while open) and the most
+  the game from ``a`` can still score: the best score is then searched too (``objective="score"``). A game
+  searched by beams only gives ``final_score`` (the value of its beams' lines), the ``WINNING_SCORE`` that wins,
+  and how the verdicts and the summary speak of it: ``SCORE_NAME`` (the verdict's key), ``SCORE_MEANS`` and
+  ``DEAL_KNOWN`` (what the search saw of the deal);
+- ``fix_dice(state, rng)`` and ``dice(state)``, a game with dice: the deal to search, every die fixed from
+  ``rng``; and those dice, as ``step`` takes them (a ValueError when some are not fixed).
 """
 
 from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from importlib import import_module
 
 import numba
 import numpy as np
 
+from ...envs import game_module
 from ...envs.core.compiled import compiled
 
 
 def rules_of(game: str):
     """The game's rules module (``tabletop_gym.envs.<game>.rules``)."""
-    return import_module(f"tabletop_gym.envs.{game}.rules")
+    return game_module(game, "rules")
+
+
+def solve_hooks(game: str):
+    """The game's ``solve`` module (``tabletop_gym.envs.<game>.solve``, the hooks above), or None where it has none:
+    then the game has no ceiling."""
+    return game_module(game, "solve", required=False)
+
+
+def proves(game: str) -> bool:
+    """Whether the search can prove a deal of ``game`` lost as well as won: it has hooks, and not beams only."""
+    hooks = solve_hooks(game)
+    return hooks is not None and not hooks.BEAMS_ONLY
 
 
 WON, LOST, UNKNOWN, SOLVED = "won", "lost", "unknown", "solved"
-SOLITAIRES = ("dungeon_solitaire", "royal_assassin", "dead_center")
-# Searched by beams only, for the best game they find: a lower bound on what the deal allows, never a proof.
-BEAM_ONLY = ("one_card_dungeon",)
-BEAM_MAX_DEPTH = 4096     # One Card Dungeon's decisions in a game: a few hundred, up to 400 turns
-MAX_DEPTH = 256           # decisions in one game, with room: Dead Center's longest is under 70
+BEAM_MAX_DEPTH = 4096     # decisions in a game searched by beams only: a few hundred turns, with room
+MAX_DEPTH = 256           # decisions in one game searched exhaustively, with room: the longest are under 70
 TABLE_BITS = 22           # 4M remembered positions (about 100 MB), filled to three quarters at most
 SLICE_NODES = 200_000     # nodes between two looks at the clock
 NODES_PER_SECOND = 1_000_000  # about the slowest game's rate here: how a beam search keeps to the budget
-
-# The order the search tries a state's legal actions in: the ones that most often lead to a win first, so that a
-# winnable deal is found winnable early. Any order gives the same verdict; this one gives it sooner.
-ACTION_ORDER = {
-    # skills and a dodge before a draw, a draw before giving up a fight or a turn
-    "dungeon_solitaire": ["berserk", "disarm", "pick_lock", "dodge", "draw", "delve", "take_damage", "retreat",
-                          "discard"],
-    # the assassin first (it takes a whole column), then plain attacks, then the reserve
-    "royal_assassin": [f"assassin_{s}" for s in "SHDC"] + [f"attack_{s}" for s in "SHDC"] + ["pass"],
-    # kills first (a kill is never worse), then plays on the piles, then reveals
-    "dead_center": ([f"kill_{slot}" for slot in ("T0", "T1", "T2", "R0", "R1", "R2", "B0", "B1", "B2",
-                                                 "L0", "L1", "L2")]
-                    + [f"play_{p}" for p in (4, 1, 3, 5, 7, 0, 2, 6, 8)]),
-}
-
-
-# How promising a state is, to try the children of a state best first (any values give the same verdict).
-
-@compiled
-def _no_promise(a):
-    return 0
 
 
 @compiled
 def _no_bound(a):
     return 1 << 62
 
-
-_dc = rules_of("dead_center")
-_DC_SUPPORT = _dc.SUPPORT_PILES.astype(np.int64)
-_DC_ATTACK = _dc.ATTACK_PILE.astype(np.int64)
-_DC_WEIGHT = np.where(_dc.RANK[np.arange(_dc.NUM_CARD_IDS)] == _dc.KING, 3, 1).astype(np.int64)
-
-
-@compiled
-def _dead_center_promise(a):
-    """The heuristic player's judgement, with the deck seen: each zombie killed counts 65, a standing one 40 when its
-    supports would kill it (20 more when the next card fits its attack pile) or 20 when one card still to come on a
-    support pile would make it so; kings three times as much (they are the ones left standing at the end), a
-    face-down zombie half."""
-    top, end = a[_dc.AT_TOP], a[_dc.AT_END]
-    upcoming = a[_dc.AT_DRAWN] if a[_dc.AT_DRAWN] >= 0 else (a[_dc.AT_DECK + top] if top < end else -1)
-    promise = 0
-    for slot in range(_dc.NUM_SLOTS):
-        state = a[_dc.AT_SLOT_STATE + slot]
-        zombie = a[_dc.AT_SLOT_CARD + slot]
-        support_a = a[_dc.AT_PILE_TOP + _DC_SUPPORT[slot, 0]]
-        support_b = a[_dc.AT_PILE_TOP + _DC_SUPPORT[slot, 1]]
-        ready = _dc.CAN_KILL[zombie, support_a, support_b]
-        waiting = a[_dc.AT_PHASE] == _dc.KILL and a[_dc.AT_PLAYED] == _DC_ATTACK[slot] and state == _dc.UP
-        if state == _dc.DEAD or (waiting and ready):
-            promise += 65 * _DC_WEIGHT[zombie]
-            continue
-        worth = 0
-        if ready:
-            worth = 40
-            if upcoming >= 0 and _dc.ACCEPTS[upcoming, a[_dc.AT_PILE_TOP + _DC_ATTACK[slot]]]:
-                worth += 20
-        else:
-            for k in range(top, end):
-                c = a[_dc.AT_DECK + k]
-                if _dc.CAN_KILL[zombie, c, support_b] or _dc.CAN_KILL[zombie, support_a, c]:
-                    worth = 20
-                    break
-        promise += worth * _DC_WEIGHT[zombie] // (2 if state == _dc.DOWN else 1)
-    return promise
-
-
-_ra = rules_of("royal_assassin")
-_RA_FACES = _ra.FACE_CARDS.astype(np.int64)
-
-
-@compiled
-def _royal_assassin_promise(a):
-    """Face cards killed."""
-    killed = 0
-    for face in _RA_FACES:
-        killed += a[_ra.AT_PLACE + face] == _ra.DISCARD
-    return killed
-
-
-_ocd = rules_of("one_card_dungeon")
-
-
-@compiled
-def _one_card_dungeon_promise(a):
-    """Levels cleared; then the health the level's monsters have lost, the adventurer's health and skills."""
-    promise = 100_000 * a[_ocd.AT_CLEARED] + 200 * a[_ocd.AT_HEALTH]
-    for k in range(_ocd.MAX_MONSTERS):
-        promise -= 1000 * a[_ocd.AT_MONSTER_HP + k]
-    for skill in range(4):
-        promise += 300 * a[_ocd.AT_SPEED + skill]
-    return promise
-
-
-PROMISE = {"dungeon_solitaire": _no_promise, "royal_assassin": _royal_assassin_promise,
-           "dead_center": _dead_center_promise, "one_card_dungeon": _one_card_dungeon_promise}
-
-# Before the exact search, beam searches of these widths look for a quick win (they cannot prove a loss); each
-# runs only while the budget lasts.
-BEAM_WIDTHS = {"dungeon_solitaire": (), "royal_assassin": (16, 256, 4096), "dead_center": (16, 256, 4096, 32768),
-               "one_card_dungeon": (1024, 16384)}
 
 _STATUS_RUNNING, _STATUS_FOUND, _STATUS_EXHAUSTED = 0, 1, 2
 # control: the search's registers between slices
@@ -171,7 +108,8 @@ class Verdict:
     """What the search found for one deal: ``outcome`` won, lost or unknown (``solved`` for the best score);
     ``line`` the actions (indices) from the deal to the win (empty otherwise; for a game searched by beams only,
     the best game found); ``value`` the best value proven (1 for a win; the best score with ``objective="score"``;
-    the levels the line clears for One Card Dungeon); ``nodes`` the states searched, ``seconds`` the time taken."""
+    the line's ``final_score`` for a game searched by beams only); ``nodes`` the states searched, ``seconds`` the
+    time taken."""
 
     outcome: str
     value: int
@@ -180,16 +118,17 @@ class Verdict:
     line: list = field(default_factory=list)
 
 
-def key_positions(rules) -> np.ndarray:
-    """The places in a state's ``data`` that tell positions of one deal apart: every part but the rules'
-    ``HISTORY_PARTS`` (they decide nothing that follows) and ``DEAL_PARTS`` (no move changes them)."""
+def key_positions(rules, hooks) -> np.ndarray:
+    """The places in a state's ``data`` that tell positions of one deal apart: every part of the ``rules``' state
+    but the game's ``HISTORY_PARTS`` (they decide nothing that follows) and ``DEAL_PARTS`` (no move changes them),
+    as its ``hooks`` name them."""
     offsets = {}
     at = 0
     for name, shape, _, _ in rules.State.PARTS:
         size = int(np.prod(shape)) if shape else 1
         offsets[name] = range(at, at + size)
         at += size
-    left_out = set(rules.HISTORY_PARTS) | set(rules.DEAL_PARTS)
+    left_out = set(hooks.HISTORY_PARTS) | set(hooks.DEAL_PARTS)
     unknown = left_out - set(offsets)
     if unknown:
         raise ValueError(f"HISTORY_PARTS or DEAL_PARTS name parts the state does not have: {sorted(unknown)}")
@@ -199,35 +138,14 @@ def key_positions(rules) -> np.ndarray:
 _HASH_SEEDS = (np.uint64(0x9E3779B97F4A7C15), np.uint64(0xC2B2AE3D27D4EB4F))
 
 
-def _step_of(rules):
-    """The env's step with ``skip_forced=True`` as one compiled call ``step(a, action, mask, extra)``: the action,
-    every forced move after it, ``mask`` set to the legal actions reached. ``extra`` is One Card Dungeon's dice
-    (the card games take none)."""
-    take_turn = rules.take_turn
-    if not hasattr(rules, "DIE_FACES"):
-        @numba.njit
-        def step(a, action, mask, extra):
-            take_turn(a, action, True, mask)
-        return step
-    fill_legal_mask = rules.fill_legal_mask
-
-    @numba.njit
-    def step(a, action, mask, extra):
-        no_dice = np.ones(1, dtype=np.int64)  # a bank with no die left: every die is fixed in ``extra``
-        take_turn(a, action, True, extra, no_dice)
-        fill_legal_mask(a, mask)
-    return step
-
-
-def _build_search(rules, value, bound, promise, order: np.ndarray, key_at: np.ndarray):
-    """The compiled search over ``rules``'s turn with ``value`` (1/0/-1 or a score, -1 while open) at each node,
-    trying the open children of a state by ``promise`` (higher first) and cutting those whose ``bound`` (the most
-    they can still be worth) is no better than the best value found so far.
+def _build_search(rules, step, value, bound, promise, order: np.ndarray, key_at: np.ndarray):
+    """The compiled search over the game's turn ``step`` on ``rules``' state, with ``value`` (1/0/-1 or a score, -1
+    while open) at each node, trying the open children of a state by ``promise`` (higher first) and cutting those
+    whose ``bound`` (the most they can still be worth) is no better than the best value found so far.
 
     It is built per game as a closure over that game's compiled functions; numba caches no such closure on disk,
     so it compiles in each process at its first use (a second or two)."""
     fill_legal_mask = rules.fill_legal_mask
-    step = _step_of(rules)
     masks_width = rules.NUM_ACTIONS
     seed_a, seed_b = _HASH_SEEDS
     prime = np.uint64(0x100000001B3)
@@ -430,26 +348,28 @@ class Solver:
     score, searching every line)."""
 
     def __init__(self, game: str, objective: str = "win", table_bits: int = TABLE_BITS):
-        if game not in SOLITAIRES + BEAM_ONLY:
-            raise ValueError(f"the exact search knows the card solitaires {', '.join(SOLITAIRES)} (and "
-                             f"{', '.join(BEAM_ONLY)} by beam search only), not {game!r}")
+        hooks = solve_hooks(game)
+        if hooks is None:
+            raise ValueError(f"the exact search knows the card solitaires and the other games whose folder holds "
+                             f"its hooks (solve.py), not {game!r}")
         if objective not in ("win", "score"):
             raise ValueError(f"objective must be 'win' or 'score', got {objective!r}")
         self.game, self.objective = game, objective
         self.rules = rules = rules_of(game)
-        if objective == "score" and not hasattr(rules, "score_bound"):
+        self.hooks = hooks
+        if objective == "score" and not hasattr(hooks, "score_bound"):
             raise ValueError(f"{game} has no score to search for here: objective='win'")
         names = list(rules.ACTION_NAMES)
-        first = [names.index(name) for name in ACTION_ORDER.get(game, ())]
+        first = [names.index(name) for name in hooks.ACTION_ORDER]
         self.order = np.array(first + [a for a in range(len(names)) if a not in first], dtype=np.int64)
-        self.proves = game not in BEAM_ONLY  # the exhaustive search runs after the beams
-        self.value = rules.verdict if objective == "win" and self.proves else rules.final_score
-        self.target = np.iinfo(np.int64).max if objective == "score" else (1 if self.proves else rules.NUM_LEVELS)
+        self.proves = not hooks.BEAMS_ONLY  # the exhaustive search runs after the beams
+        self.value = hooks.verdict if objective == "win" and self.proves else hooks.final_score
+        self.target = np.iinfo(np.int64).max if objective == "score" else (1 if self.proves else hooks.WINNING_SCORE)
         self.max_depth = MAX_DEPTH if self.proves else BEAM_MAX_DEPTH
-        self.extra = np.zeros(1, dtype=np.int64)
-        self.bound = rules.score_bound if objective == "score" else _no_bound
-        self._search, self.hashes, self._beam = _build_search(rules, self.value, self.bound, PROMISE[game], self.order,
-                                                  key_positions(rules))
+        self.extra = np.zeros(1, dtype=np.int64)  # the dice, for a game with dice
+        self.bound = hooks.score_bound if objective == "score" else _no_bound
+        self._search, self.hashes, self._beam = _build_search(rules, hooks.step, self.value, self.bound, hooks.promise,
+                                                              self.order, key_positions(rules, hooks))
         size = rules.State.SIZE
         self.states = np.zeros((MAX_DEPTH, size), dtype=np.int64)
         self.children = np.zeros((MAX_DEPTH, rules.NUM_ACTIONS, size), dtype=np.int64)
@@ -474,12 +394,8 @@ class Solver:
             raise TypeError(f"solve takes a {self.game} rules.State (env.unwrapped.state), got {type(state).__name__}")
         if budget <= 0:
             raise ValueError(f"budget must be a positive number of seconds, got {budget}")
-        if not self.proves:
-            if state.fixed_rolls - state.next_roll < 3 * (state.max_turns - state.turn):
-                raise ValueError("the dice are not all known: fix them first (rules.determinize with a copy of the "
-                                 "env's generator gives the env's own)")
-            self.extra = state.rolls.view()
-            self.extra.flags.writeable = False
+        if hasattr(self.hooks, "dice"):
+            self.extra = self.hooks.dice(state)
         started = time.perf_counter()
         value = self.value(state.data)
         if value >= 0:  # the game is already decided
@@ -494,7 +410,7 @@ class Solver:
         self.exact[0] = True
         self.keys[0] = self.hashes(self.states[0])
         best = Verdict(UNKNOWN, 0, 0, 0.0)  # with no exhaustive search after the beams: the best game they found
-        for width in BEAM_WIDTHS[self.game] if self.objective != "score" else ():
+        for width in self.hooks.BEAM_WIDTHS if self.objective != "score" else ():
             line = np.zeros(self.max_depth, dtype=np.int64)
             left = budget - (time.perf_counter() - started)
             control[_ALPHA] = control[_LINE] = 0

@@ -1,6 +1,6 @@
 """How many deals can be won at all: a solitaire's clairvoyant ceiling, deal by deal.
 
-    tabletop-gym ceiling royal_assassin --deals 2000 --budget 10 --json royal_assassin.json
+    tabletop-gym ceiling <game> --deals 2000 --budget 10 --json <game>.json
 
 For each deal (the env's own deal of seed ``seed + i``, as ``reset(seed=seed + i)`` gives it) the exact search of
 ``benchmarks/ceiling/solver.py`` decides, with the whole deck known, whether some sequence of the player's decisions wins
@@ -8,15 +8,15 @@ it: ``won`` (with the winning line, the action names to play on the env from ``r
 sequence wins), or ``unknown`` (the budget ran out first). Over fixed seeds the share of winnable deals bounds
 every policy from above: no player, however good, wins a deal that cannot be won. The unknowns are counted both
 ways, so the ceiling is given as an interval from the Wilson lower bound with every unknown lost to the Wilson
-upper bound with every unknown won. Dungeon Solitaire also has the best score reachable on each deal (the whole
-tree searched for the best escape).
+upper bound with every unknown won. A game whose hooks bound its score also has the best score reachable on each
+deal (the whole tree searched for it).
 
-One Card Dungeon's deal is its dice: three a turn from the env's generator, the same whatever the player does, so a
-player who knew them all faces a fixed game too. But a game runs to hundreds of turns, each with up to six ways to
-assign the dice and dozens of moves, and no exhaustive search reaches its end: there the command runs beam searches
-with every die known and reports the best game they find, the levels it clears (and ``won`` when it clears all
-twelve, else ``unknown``). That is a lower bound on what the deal allows, never an upper one: a clairvoyant player
-clears at least that many levels, perhaps more. Splendor has opponents, so it has no ceiling of this kind.
+A game with dice deals its dice from the env's generator, the same whatever the player does, so a player who knew
+them all faces a fixed game too; the search is then told every die. Where a game runs too long for any exhaustive
+search to reach its end, the command runs beam searches only and reports the best game they find, its score (and
+``won`` when that wins, else ``unknown``): a lower bound on what the deal allows, never an upper one. A game has a
+ceiling when its folder holds the search's hooks (``solve.py``, see ``benchmarks/ceiling/solver.py``); a game played
+against opponents has none of this kind.
 
 The verdicts of the README's run ship in ``benchmarks/ceiling/shipped/`` (one file per game and seed range), and the
 leaderboard reads them to put a ``ceiling`` row beside each solitaire's agents, with each agent's share of it and
@@ -41,24 +41,24 @@ from tqdm import tqdm
 
 from ...envs import game_id, game_name
 from ..evaluation.evaluate import in_workers, wilson_interval
-from .solver import BEAM_ONLY, LOST, SOLITAIRES, UNKNOWN, WON, Solver, rules_of
+from .solver import LOST, UNKNOWN, WON, Solver, rules_of, solve_hooks
 
 SHIPPED = Path(__file__).parent / "shipped"
 DEFAULT_BUDGET = 10.0
-NO_CEILING = {
-    "splendor": "Splendor is played against opponents, whose choices no search over the player's own decisions "
-                "can fix in advance: a clairvoyant ceiling is a solitaire's",
-}
 
 
 def check_game(game: str) -> str:
     """The game's short name, if it has a ceiling; else a ValueError saying why not."""
     name = game_name(game)
-    if name in NO_CEILING:
-        raise ValueError(f"no ceiling for {name}: {NO_CEILING[name]}")
-    if name not in SOLITAIRES + BEAM_ONLY:  # a game added to the suite without a solver yet
-        raise ValueError(f"no ceiling for {name}: the search knows {', '.join(SOLITAIRES + BEAM_ONLY)}")
-    return name
+    if solve_hooks(name) is not None:
+        return name
+    rules = rules_of(name)
+    if getattr(rules, "MIN_PLAYERS", 1) > 1:
+        raise ValueError(f"no ceiling for {name}: a game of {rules.MIN_PLAYERS} to {rules.MAX_PLAYERS} players is "
+                         f"played against opponents, whose choices no search over the player's own decisions can "
+                         f"fix in advance: a clairvoyant ceiling is a solitaire's")
+    raise ValueError(f"no ceiling for {name}: its folder holds no hooks for the exact search (solve.py, see "
+                     f"benchmarks/ceiling/solver.py)")
 
 
 _SOLVERS: dict = {}  # per worker process: a solver compiles once, then takes every deal it is given
@@ -74,19 +74,20 @@ def solve_deals(game: str, seeds: list, budget: float) -> list[dict]:
     """The verdict on each deal of ``seeds`` (a dict per deal, as the verdict files hold it)."""
     env = gym.make(game_id(game))
     names = env.unwrapped.action_names
+    hooks = solve_hooks(game)
     verdicts = []
     for seed in seeds:
         env.reset(seed=seed)
         state = env.unwrapped.state
-        if game in BEAM_ONLY:
+        if hasattr(hooks, "fix_dice"):
             # every die the env will roll, drawn from a copy of its generator: the env's own, turn by turn
-            state = rules_of(game).determinize(state, copy.deepcopy(env.unwrapped.np_random))
+            state = hooks.fix_dice(state, copy.deepcopy(env.unwrapped.np_random))
         found = _solver(game, "win").solve(state, budget)
         verdict = {"deal": seed, "verdict": found.outcome, "nodes": found.nodes,
                    "seconds": round(found.seconds, 4), "line": [names[a] for a in found.line]}
-        if game in BEAM_ONLY:
-            verdict["levels"] = found.value  # cleared by the line: at least what the deal allows
-        if game == "dungeon_solitaire":
+        if hooks.BEAMS_ONLY:
+            verdict[hooks.SCORE_NAME] = found.value  # the line's score: at least what the deal allows
+        if hasattr(hooks, "score_bound"):
             best = _solver(game, "score").solve(env.unwrapped.state, budget)
             verdict["best_score"] = best.value if best.outcome != UNKNOWN else None
             verdict["nodes"] += best.nodes
@@ -143,8 +144,9 @@ class Ceiling:
         if self.seconds:
             stats.update(seconds=round(self.seconds, 1), workers=self.workers,
                          deals_per_second=round(self.deals / self.seconds, 2))
-        if "levels" in self.verdicts[0]:
-            stats["levels_mean"] = float(np.mean([v["levels"] for v in self.verdicts]))
+        hooks = solve_hooks(self.game)
+        if hooks.BEAMS_ONLY:
+            stats[f"{hooks.SCORE_NAME}_mean"] = float(np.mean([v[hooks.SCORE_NAME] for v in self.verdicts]))
         scores = [v["best_score"] for v in self.verdicts if v.get("best_score") is not None]
         if "best_score" in self.verdicts[0] and scores:
             stats["best_score_mean"] = float(np.mean(scores))
@@ -153,8 +155,9 @@ class Ceiling:
 
     def summary(self) -> str:
         s = self.stats()
-        if "levels_mean" in s:
-            return self._lower_bound_summary(s)
+        hooks = solve_hooks(self.game)
+        if hooks.BEAMS_ONLY:
+            return self._lower_bound_summary(s, hooks)
         lines = [f"{game_id(self.game)}: deals {self.seed}-{self.seed + self.deals - 1}, budget {self.budget:g} s "
                  f"a deal",
                  f"  won {s['won']}, lost {s['lost']}, unknown {s['unknown']}: at least {100 * s['proven_won']:.2f}% "
@@ -168,11 +171,11 @@ class Ceiling:
                          f"deals solved")
         return "\n".join(lines)
 
-    def _lower_bound_summary(self, s: dict) -> str:
+    def _lower_bound_summary(self, s: dict, hooks) -> str:
         low = wilson_interval(s["won"], self.deals)[0]
         lines = [f"{game_id(self.game)}: deals {self.seed}-{self.seed + self.deals - 1}, budget {self.budget:g} s "
-                 f"a deal, every die known; beam searches only, so these are lower bounds",
-                 f"  levels cleared by the best line found: {s['levels_mean']:.2f} on average (the deals allow at "
+                 f"a deal, {hooks.DEAL_KNOWN}; beam searches only, so these are lower bounds",
+                 f"  {hooks.SCORE_MEANS}: {s[hooks.SCORE_NAME + '_mean']:.2f} on average (the deals allow at "
                  f"least that)",
                  f"  won {s['won']} ({100 * s['proven_won']:.1f}%): at least {100 * low:.1f}% of the deals can be won "
                  f"(95%); the other {s['unknown']} undecided",

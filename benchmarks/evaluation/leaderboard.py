@@ -26,7 +26,7 @@ from ...agents.policy import SCRATCH
 from ...envs import GAMES, game_id, game_name
 from ..ceiling import verdicts as ceiling
 from .evaluate import EvalResult, evaluate
-from ..ceiling.solver import SOLITAIRES, UNKNOWN, WON
+from ..ceiling.solver import UNKNOWN, WON, proves
 
 # The default rows: the scripted players, then the learned ones, each named as what it is: PPO alone from random
 # weights (``ppo-scratch``), the shipped policy (``ppo``: cloned from a player first, then PPO), the search agent on it
@@ -199,7 +199,7 @@ def with_ceilings(results: list, seed: int) -> list:
         out.append(r)
         game = game_name(r.game)
         last = i + 1 == len(results) or game_name(results[i + 1].game) != game
-        if last and game in SOLITAIRES:
+        if last and proves(game):
             played = [x.episodes for x in results if isinstance(x, EvalResult) and game_name(x.game) == game]
             if played:
                 out.append(ceiling_row(game, seed, max(played)))

@@ -413,30 +413,6 @@ def outcome(s: State) -> dict:
     }
 
 
-# ---------------------------------------------------------------- exact search with the deck known
-# What a solver that sees the whole deck (``benchmarks/solver.py``) needs beyond the turn itself. Its values: 1 a
-# win, 0 a loss, -1 a game still open.
-
-# These parts record the past and decide nothing that follows (the pile heights, the turn count and where each
-# card lies, which only the display and the observation read): the solver's memo leaves them out, and the deal's
-# parts too, which no move changes (the draw pile's order and the zombie on each slot).
-HISTORY_PARTS = ("pile_size", "place", "turn")
-DEAL_PARTS = ("deck", "slot_card")
-
-
-@compiled
-def verdict(a):
-    """1 won, 0 lost, -1 open. Lost includes a live game with more zombies standing than kills it can still make:
-    a kill needs a played card, at most one a turn."""
-    phase = a[AT_PHASE]
-    if phase == OVER:
-        return 1 if a[AT_RESULT] == WON else 0
-    chances = a[AT_END] - a[AT_TOP] + (1 if phase == PLAY or phase == KILL else 0)
-    if NUM_SLOTS - a[AT_KILLS] > chances:
-        return 0
-    return -1
-
-
 # ---------------------------------------------------------------- what the player sees
 
 _SUIT_NAMES = ("spades", "hearts", "diamonds", "clubs")

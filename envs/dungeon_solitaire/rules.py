@@ -524,63 +524,6 @@ def outcome(s: State) -> dict:
     }
 
 
-# ---------------------------------------------------------------- exact search with the deck known
-# What a solver that sees the whole deck (``benchmarks/solver.py``) needs beyond the turn itself. Its values: 1 a
-# win, 0 a loss, -1 a game still open.
-
-# These parts record how the table came to be and decide nothing that follows: two states that differ only there
-# have the same future, so the solver's memo leaves them out. (The deck changes in play: the scroll puts an ace
-# under it, so no part is the deal's alone.)
-HISTORY_PARTS = ("arrival", "clock")
-DEAL_PARTS = ()
-
-_KINGS = np.array([card(KING, suit) for suit in range(4)], dtype=np.int64)
-_POINTS = np.array([treasure_points_of(c) for c in range(NUM_CARD_IDS)], dtype=np.int64)
-
-
-@compiled
-def verdict(a):
-    """1 won, 0 lost, -1 open. Lost includes a game still live with a king in the used pile or the discards: the
-    win needs all four in hand, and no card ever comes back from there."""
-    if a[AT_STAGE] == OVER:
-        if a[AT_RESULT] != ESCAPED:
-            return 0
-        for king in _KINGS:
-            if a[AT_PLACE + king] != HAND:
-                return 0
-        return 1
-    for king in _KINGS:
-        if a[AT_PLACE + king] == USED or a[AT_PLACE + king] == DISCARDS:
-            return 0
-    return -1
-
-
-@compiled
-def score_bound(a):
-    """At most the score this game can still reach: the points in hand and every treasure still to come (in the
-    deck or the turn); a card in the used pile, the discards or the torch row never returns."""
-    points = 0
-    for c in range(NUM_CARD_IDS):
-        place = a[AT_PLACE + c]
-        if place == HAND or place == DECK or place == TURN:
-            points += _POINTS[c]
-    return points
-
-
-@compiled
-def final_score(a):
-    """The score of a finished game (the hand's points on an escape, 0 on a loss), -1 while it is open."""
-    if a[AT_STAGE] != OVER:
-        return -1
-    if a[AT_RESULT] != ESCAPED:
-        return 0
-    points = 0
-    for c in range(NUM_CARD_IDS):
-        if a[AT_PLACE + c] == HAND:
-            points += _POINTS[c]
-    return points
-
-
 # ---------------------------------------------------------------- what the player sees
 
 # Per-card places as the player sees them; a card in the deck is unseen (all zeros) unless

@@ -891,21 +891,6 @@ def outcome(s: State) -> dict:
     }
 
 
-# ---------------------------------------------------------------- search with the dice known
-# What a search that sees every die (``benchmarks/solver.py``) needs beyond the turn itself.
-
-# Parts no move changes (the options, and how many dice are fixed): a search's memo leaves them out. The turn
-# count is not among them: it says which dice come next.
-HISTORY_PARTS = ()
-DEAL_PARTS = ("max_turns", "skill_cap", "fixed_rolls")
-
-
-@compiled
-def final_score(a):
-    """The score of a game that has ended (won, lost or truncated): the levels cleared; -1 while it is open."""
-    return a[AT_CLEARED] if a[AT_RESULT] != PLAYING else -1
-
-
 # ---------------------------------------------------------------- what the player sees
 
 PLANES = ("wall", "start_stair", "other_stair", "adventurer", "monster", "monster_hp")

@@ -490,25 +490,6 @@ def outcome(s: State) -> dict:
     }
 
 
-# ---------------------------------------------------------------- exact search with the deck known
-# What a solver that sees the whole deck (``benchmarks/solver.py``) needs beyond the turn itself. Its values: 1 a
-# win, 0 a loss, -1 a game still open.
-
-# These parts record the past and decide nothing that follows (the discard's order, and where each card lies,
-# which the stacks, the reserve and ``top`` already say): the solver's memo leaves them out, and the deal's parts
-# too, which no move changes (the deck's order; ``top`` says how far play has gone into it).
-HISTORY_PARTS = ("place", "discard", "discard_size")
-DEAL_PARTS = ("deck",)
-
-
-@compiled
-def verdict(a):
-    """1 won, 0 lost, -1 open."""
-    if a[AT_DECISION] != OVER:
-        return -1
-    return 1 if a[AT_RESULT] == WON else 0
-
-
 # ---------------------------------------------------------------- what the player sees
 
 _FACE_PLACES = np.array([DECK, COLUMN, DISCARD], dtype=np.int8)
