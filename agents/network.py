@@ -32,7 +32,7 @@ class MaskedPolicy(nn.Module):
     summary and that action's fields, with the same weights for every action. The critic reads the rest only.
 
     ``read_from=k``: the actor's summary and the critic do not read the observation's first ``k`` entries. For
-    ``observation="actions"`` that is the plain observation (``k = observation_size(rules, "plain")``): its
+    ``observation="actions"`` that is the plain observation (``k = observation_size(rules, features, "plain")``): its
     one-hots of where each card lies let a network learn its training deals by heart, and without them the
     summary reads the features alone.
     """

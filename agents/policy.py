@@ -135,13 +135,13 @@ class PolicyAgent:
             raise ValueError(f"no saved policy at {self.path}")
         self.network = network or PolicyNetwork(self.path)
         self.record = self.network.record
-        self.feature_rules = _feature_rules(self.record, self.network.obs_size)
-        self._rules = None  # that rules module, found at the first use (not pickled)
+        self.feature_module = _feature_module(self.record, self.network.obs_size)
+        self._features = None  # that features module, found at the first use (not pickled)
         self.deterministic = deterministic
         self.rng = np.random.default_rng(seed)
 
     def __getstate__(self):
-        return {**self.__dict__, "_rules": None}
+        return {**self.__dict__, "_features": None}
 
     def reset(self, seed: int | None = None) -> None:
         if seed is not None:
@@ -149,11 +149,11 @@ class PolicyAgent:
 
     def _logits(self, observations, masks) -> np.ndarray:
         observations = np.asarray(observations, dtype=np.float32)
-        if self.feature_rules is not None and observations.shape[-1] != self.network.obs_size:
+        if self.feature_module is not None and observations.shape[-1] != self.network.obs_size:
             # A plain env: add the features the policy learnt from.
-            if self._rules is None:
-                self._rules = import_module(self.feature_rules)
-            observations = with_features(self._rules, self.record["env_kwargs"]["observation"], observations)
+            if self._features is None:
+                self._features = import_module(self.feature_module)
+            observations = with_features(self._features, self.record["env_kwargs"]["observation"], observations)
         return self.network.logits(observations, masks)
 
     def probabilities(self, observations, masks) -> np.ndarray:
@@ -176,24 +176,24 @@ class PolicyAgent:
         return int(self.act_batch(np.asarray(observation)[None], np.asarray(action_mask)[None])[0])
 
 
-def _feature_rules(record: dict, obs_size: int) -> str | None:
-    """For a policy trained with ``observation="features"`` or ``"actions"``: the name of the rules module whose
-    features turn the game's plain observations into the ones it learnt from, so that it plays the plain env as
-    well (a name, so that the agent pickles to evaluation workers). None for a plain policy."""
+def _feature_module(record: dict, obs_size: int) -> str | None:
+    """For a policy trained with ``observation="features"`` or ``"actions"``: the name of the game's features
+    module, which turns the game's plain observations into the ones it learnt from, so that it plays the plain env
+    as well (a name, so that the agent pickles to evaluation workers). None for a plain policy."""
     mode = record.get("env_kwargs", {}).get("observation", "plain")
     if mode == "plain":
         return None
-    from ..envs import game_name
+    from ..envs import game_module, game_name
 
     game = game_name(record["game"])
-    rules = import_module(f"..envs.{game}.rules", __package__)
-    if mode not in observation_modes(rules):
+    rules, features = game_module(game, "rules"), game_module(game, "features", required=False)
+    if mode not in observation_modes(features):
         raise ValueError(f"the policy was trained with observation={mode!r}; {game} has only "
-                         f"{', '.join(map(repr, observation_modes(rules)))}")
-    if observation_size(rules, mode) != obs_size:
+                         f"{', '.join(map(repr, observation_modes(features)))}")
+    if observation_size(rules, features, mode) != obs_size:
         raise ValueError(f"the policy takes {obs_size} observations; {record['game']}'s with "
-                         f"observation={mode!r} are {observation_size(rules, mode)}")
-    return rules.__name__
+                         f"observation={mode!r} are {observation_size(rules, features, mode)}")
+    return features.__name__
 
 
 def policy_arrays(policy, record: dict) -> dict:

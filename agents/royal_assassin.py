@@ -7,12 +7,13 @@ import numpy as np
 
 from ..envs.core.cards import card_code
 from ..envs.core.compiled import compiled
-from ..envs.royal_assassin import rules
+from ..envs.royal_assassin import features, rules
+from ..envs.royal_assassin.features import (ACTION_FIELD_COUNT, describe_table, fill_seen_game, may_attack,
+                                            reserve_run)
 from ..envs.royal_assassin.rules import (A_ASSASSIN, A_ATTACK, AT_ATTACK_TOTAL, AT_DECISION, AT_DEFENSE_TOTAL,
                                          AT_FACES, AT_JOKER, AT_LOCK, AT_NUM_FACES, AT_RESERVE, AT_RESERVE_SIZE,
-                                         AT_RESULT, AT_TARGET, ACTION_FIELD_COUNT, CONTINUE, MAX_FACES,
-                                         NUM_ACTIONS, NUM_CARDS, SUIT_TOTAL, WON, describe_table, fill_legal_mask,
-                                         fill_seen_game, may_attack, reserve_run, take_action, turn_card)
+                                         AT_RESULT, AT_TARGET, CONTINUE, MAX_FACES, NUM_ACTIONS, NUM_CARDS,
+                                         SUIT_TOTAL, WON, fill_legal_mask, take_action, turn_card)
 from .policy import MODELS, ValueNetwork, saved_value
 
 _I = {name: i for i, (name, _) in enumerate(rules.OBSERVATION_FIELDS)}
@@ -47,7 +48,7 @@ class RoyalAssassinHeuristic(FirstBestPlayer):
     Everything between two draws follows from the face-up cards alone: where the card lands, which
     reserve cards defend, whether the pretender dies, which continuations the reserve then offers. So for
     each legal choice (attack a column, attack it with the joker, pass) the player plays the whole
-    attack out by the rules (``rules.take_action`` on the game the observation shows, ``rules.fill_seen_game``),
+    attack out by the rules (``rules.take_action`` on the game the observation shows, ``features.fill_seen_game``),
     trying every way of continuing or stopping, and judges the table it would leave:
 
     - A win now beats everything. Then each column still holding face cards costs ``column_weight``.
@@ -278,7 +279,7 @@ SHIPPED_VALUE = MODELS / "value" / "royal_assassin.npz"
 # What the value reads of a table between two draws: the action fields' description of the columns (``describe_table``:
 # faces, shortfall, locks, the joker, the points that may still attack each), then the cards still to come and the
 # reserve, which decide what the next draws can do.
-TABLE_FIELDS = ([f"table_{name}" for name in rules.ACTION_FIELDS]
+TABLE_FIELDS = ([f"table_{name}" for name in features.ACTION_FIELDS]
                 + ["unseen_cards", "reserve_size", "continuing"]
                 + [f"unseen_{t}_{part}" for t in rules.SUITS for part in ("number_points", "faces", "number_cards")]
                 + [f"reserve_{t}_points" for t in rules.SUITS]

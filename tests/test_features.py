@@ -1,5 +1,5 @@
-"""observation="features": the entries each game's rules add to the plain observation hold what they say, checked
-against the rules' own state over random games, and the single and vector envs show the same observations."""
+"""observation="features": the entries each game's features module adds to the plain observation hold what they say,
+checked against the rules' own state over random games, and the single and vector envs show the same observations."""
 
 import gymnasium as gym
 import numpy as np
@@ -8,8 +8,11 @@ import pytest
 from tabletop_gym.envs import GAMES
 from tabletop_gym.envs.core.env import observation_modes
 from tabletop_gym.envs.core.cards import IS_RED, RANK, SUIT
+from tabletop_gym.envs.dead_center import features as dead_center_features
 from tabletop_gym.envs.dead_center import rules as dead_center
+from tabletop_gym.envs.royal_assassin import features as royal_assassin_features
 from tabletop_gym.envs.royal_assassin import rules as royal_assassin
+from tabletop_gym.envs.splendor import features as splendor_features
 from tabletop_gym.envs.splendor import rules as splendor
 
 FEATURED = ["dead_center", "royal_assassin"]
@@ -26,10 +29,10 @@ def random_states(rules, games: int, seed: int = 0):
 
 
 def test_dead_center_features_are_the_kills_the_table_holds():
-    names = [name for name, _ in dead_center.FEATURE_FIELDS]
+    names = [name for name, _ in dead_center_features.FEATURE_FIELDS]
     checked_plays = 0
     for s in random_states(dead_center, 40):
-        f = dict(zip(names, dead_center.features(dead_center.observe(s))))
+        f = dict(zip(names, dead_center_features.features(dead_center.observe(s))))
         tops = s.pile_top
         for slot, name in enumerate(dead_center.SLOT_NAMES):
             a, b = dead_center.SUPPORT_PILES[slot]
@@ -84,11 +87,11 @@ def test_dead_center_features_are_the_kills_the_table_holds():
 
 
 def test_royal_assassin_features_say_what_each_attack_does():
-    ra = royal_assassin
-    names = [name for name, _ in ra.FEATURE_FIELDS]
+    ra, features = royal_assassin, royal_assassin_features
+    names = [name for name, _ in features.FEATURE_FIELDS]
     seen = {"kill": 0, "wipe": 0, "joker": 0, "chain": 0}
     for s in random_states(ra, 300):
-        f = dict(zip(names, ra.features(ra.observe(s))))
+        f = dict(zip(names, features.features(ra.observe(s))))
         reserve = [int(c) for c in s.reserve[:s.reserve_size]][::-1]  # top first
         if s.decision == ra.CONTINUE:
             reserve = reserve[1:]  # the card in play
@@ -186,11 +189,11 @@ def slot_fields_by_hand(s, tops, killed=None) -> list:
 
 
 def test_dead_center_action_features_describe_the_table_each_action_leaves():
-    dc = dead_center
-    names = dc.ACTION_FIELDS
+    dc, features = dead_center, dead_center_features
+    names = features.ACTION_FIELDS
     seen = {"reveal": 0, "play": 0, "kill": 0}
     for s in random_states(dc, 25, seed=1):
-        rows = dc.action_features(dc.observe(s)).reshape(dc.NUM_ACTIONS, dc.ACTION_FIELD_COUNT)
+        rows = features.action_features(dc.observe(s)).reshape(dc.NUM_ACTIONS, features.ACTION_FIELD_COUNT)
         draw = np.flatnonzero(s.place == dc.DECK)
 
         def dead_share(tops):
@@ -220,12 +223,12 @@ def test_dead_center_action_features_describe_the_table_each_action_leaves():
 
 
 def test_dead_center_action_features_agree_with_the_features():
-    dc = dead_center
+    dc, features = dead_center, dead_center_features
     states = list(random_states(dc, 30, seed=2))
     obs = np.array([dc.observe(s) for s in states])
-    f = dict(zip([name for name, _ in dc.FEATURE_FIELDS], np.moveaxis(dc.features(obs), -1, 0)))
-    rows = dc.action_features(obs).reshape(len(obs), dc.NUM_ACTIONS, dc.ACTION_FIELD_COUNT)
-    field = dc.ACTION_FIELDS.index
+    f = dict(zip([name for name, _ in features.FEATURE_FIELDS], np.moveaxis(features.features(obs), -1, 0)))
+    rows = features.action_features(obs).reshape(len(obs), dc.NUM_ACTIONS, features.ACTION_FIELD_COUNT)
+    field = features.ACTION_FIELDS.index
     # Revealing leaves the table as it is: its slots read as the features read them now.
     for slot, name in enumerate(dc.SLOT_NAMES):
         at = slot * 9
@@ -242,20 +245,22 @@ def test_dead_center_action_features_agree_with_the_features():
     assert np.allclose(rows[:, dc.A_REVEAL, field("dead_draw")], f["dead_draw"], atol=1e-6)
 
 
-@pytest.mark.parametrize("rules", [dead_center, royal_assassin], ids=["dead_center", "royal_assassin"])
-def test_the_actions_observation_ends_with_a_row_per_action_in_single_and_vector_envs(rules):
+@pytest.mark.parametrize("rules, features", [(dead_center, dead_center_features),
+                                             (royal_assassin, royal_assassin_features)],
+                         ids=["dead_center", "royal_assassin"])
+def test_the_actions_observation_ends_with_a_row_per_action_in_single_and_vector_envs(rules, features):
     env_id = GAMES[rules.__name__.split(".")[-2]][0]
     env = gym.make(env_id, observation="actions")
     envs = gym.make_vec(env_id, num_envs=3, vectorization_mode="vector_entry_point", observation="actions")
-    sizes = [rules.OBSERVATION_SIZE, rules.FEATURE_SIZE, rules.ACTION_FEATURE_SIZE]
+    sizes = [rules.OBSERVATION_SIZE, features.FEATURE_SIZE, features.ACTION_FEATURE_SIZE]
     assert env.observation_space.shape == (sum(sizes),) == envs.single_observation_space.shape
-    assert rules.ACTION_FEATURE_SIZE == rules.NUM_ACTIONS * len(rules.ACTION_FIELDS)
+    assert features.ACTION_FEATURE_SIZE == rules.NUM_ACTIONS * len(features.ACTION_FIELDS)
     featured = gym.make(env_id, observation="features")
     observations, infos = envs.reset(seed=8)
     for i in range(3):
         obs, _ = env.reset(seed=8 + i)
         assert np.array_equal(obs[:sizes[0] + sizes[1]], featured.reset(seed=8 + i)[0])
-        assert np.array_equal(obs[-sizes[2]:], rules.action_features(obs[:sizes[0]]))
+        assert np.array_equal(obs[-sizes[2]:], features.action_features(obs[:sizes[0]]))
         assert np.array_equal(observations[i], obs) and env.observation_space.contains(obs)
     rng = np.random.default_rng(0)
     for _ in range(60):
@@ -265,7 +270,7 @@ def test_the_actions_observation_ends_with_a_row_per_action_in_single_and_vector
 
 
 @pytest.mark.parametrize("game, mode", [(game, mode) for game in [*FEATURED, "splendor"]
-                                        for mode in observation_modes(gym.make(GAMES[game][0]).unwrapped.rules)
+                                        for mode in observation_modes(gym.make(GAMES[game][0]).unwrapped.features)
                                         if mode != "plain"])
 def test_every_observation_mode_passes_gymnasiums_checker(game, mode):
     import warnings
@@ -325,16 +330,16 @@ def royal_assassin_fields_by_hand(before, after, action) -> dict:
 
 
 def test_royal_assassin_action_features_are_the_table_the_rules_leave():
-    ra = royal_assassin
+    ra, features = royal_assassin, royal_assassin_features
     seen = {"kill": 0, "joker_kill": 0, "wipe": 0, "continues": 0, "won": 0, "kill_then_defence": 0}
     for s in random_states(ra, 300):
-        rows = ra.action_features(ra.observe(s)).reshape(ra.NUM_ACTIONS, ra.ACTION_FIELD_COUNT)
+        rows = features.action_features(ra.observe(s)).reshape(ra.NUM_ACTIONS, features.ACTION_FIELD_COUNT)
         for action in np.flatnonzero(ra.legal_mask(s)):
             last_card = s.copy()
             last_card.top = ra.NUM_CARDS  # nothing to turn after the resolution: the table stays as it left it
             after = ra.apply(last_card, int(action))
             expected = royal_assassin_fields_by_hand(s, after, int(action))
-            got = dict(zip(ra.ACTION_FIELDS, rows[action]))
+            got = dict(zip(features.ACTION_FIELDS, rows[action]))
             assert got.keys() == expected.keys()
             for name in got:
                 assert got[name] == pytest.approx(expected[name], abs=1e-6), (name, int(action), ra.describe(s))
@@ -348,9 +353,9 @@ def test_royal_assassin_action_features_are_the_table_the_rules_leave():
 
 
 def test_royal_assassin_action_features_of_a_finished_game_are_zeros():
-    ra = royal_assassin
+    ra, features = royal_assassin, royal_assassin_features
     s = ra.forfeit(next(random_states(ra, 1)))
-    assert not ra.action_features(ra.observe(s)).any()
+    assert not features.action_features(ra.observe(s)).any()
 
 
 def splendor_positions(games: int, seed: int = 0):
@@ -392,13 +397,13 @@ def splendor_kind(name: str) -> str:
 
 
 def test_splendor_action_fields_are_what_the_rules_make_of_each_action():
-    field = splendor.ACTION_FIELDS.index
-    kinds = [name for name in splendor.ACTION_FIELDS if name.startswith("is_")]
+    field = splendor_features.ACTION_FIELDS.index
+    kinds = [name for name in splendor_features.ACTION_FIELDS if name.startswith("is_")]
     changes = slice(field("tokens_W_change"), field("tokens_Y_change") + 1)
     checked = {"buy": 0, "noble": 0, "take": 0, "reserve": 0}
     for s, mask in splendor_positions(25):
         seat = s.current
-        rows = splendor.action_features(splendor.observe(s, seat)).reshape(splendor.NUM_ACTIONS, -1)
+        rows = splendor_features.action_features(splendor.observe(s, seat)).reshape(splendor.NUM_ACTIONS, -1)
         for action in np.flatnonzero(mask).tolist():
             f = rows[action]
             after = splendor.apply(s, action, np.random.default_rng(0))
@@ -440,19 +445,20 @@ def test_splendor_action_fields_are_what_the_rules_make_of_each_action():
 
 def test_splendor_actions_observation_in_single_and_vector_envs():
     env_id = GAMES["splendor"][0]
-    assert observation_modes(splendor) == ["plain", "actions"]
+    assert observation_modes(splendor_features) == ["plain", "actions"]
     env = gym.make(env_id, observation="actions")
     plain = gym.make(env_id)
     envs = gym.make_vec(env_id, num_envs=3, vectorization_mode="vector_entry_point", observation="actions")
     plain_size = splendor.OBSERVATION_SIZE
-    size = plain_size + splendor.ACTION_FEATURE_SIZE
+    size = plain_size + splendor_features.ACTION_FEATURE_SIZE
     assert env.observation_space.shape == (size,) == envs.single_observation_space.shape
-    assert splendor.ACTION_FEATURE_SIZE == splendor.NUM_ACTIONS * len(splendor.ACTION_FIELDS) == 72 * 40
+    assert (splendor_features.ACTION_FEATURE_SIZE == splendor.NUM_ACTIONS * len(splendor_features.ACTION_FIELDS)
+            == 72 * 40)
     observations, infos = envs.reset(seed=8)
     for i in range(3):
         obs, _ = env.reset(seed=8 + i)
         assert np.array_equal(obs[:plain_size], plain.reset(seed=8 + i)[0])
-        assert np.array_equal(obs[plain_size:], splendor.action_features(obs[:plain_size]))
+        assert np.array_equal(obs[plain_size:], splendor_features.action_features(obs[:plain_size]))
         assert np.array_equal(observations[i], obs)
     rng = np.random.default_rng(0)
     for _ in range(150):

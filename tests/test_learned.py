@@ -89,7 +89,7 @@ def test_a_policy_that_learnt_from_features_plays_the_plain_env(game, tmp_path):
 def scoring_policy(env, seed=0, read_from=0):
     """A random policy that scores each action of an observation="actions" with one scorer."""
     torch.manual_seed(seed)
-    fields = env.unwrapped.rules.ACTION_FIELD_COUNT
+    fields = env.unwrapped.features.ACTION_FIELD_COUNT
     policy = MaskedPolicy(env.observation_space.shape[0], env.action_space.n, (64, 32), env.observation_space.high,
                           action_fields=fields, scorer_hidden=(32,), read_from=read_from)
     for layer in list(policy.actor) + list(policy.scorer):
@@ -105,7 +105,7 @@ def test_a_policy_that_scores_each_action_exports_and_plays_the_plain_env(game, 
     policy = scoring_policy(env)
     path = export_policy(policy, tmp_path / "policy.npz", {"game": env_id, "env_kwargs": {"observation": "actions"}})
     agent = PolicyAgent(path)
-    assert agent.network.action_fields == env.unwrapped.rules.ACTION_FIELD_COUNT
+    assert agent.network.action_fields == env.unwrapped.features.ACTION_FIELD_COUNT
     assert agent.network.num_actions == env.action_space.n
     observations, masks = states_and_masks(env_id, seed=2, observation="actions")
     with torch.no_grad():
@@ -144,7 +144,7 @@ def test_a_policy_that_skips_the_plain_observation_never_reads_it(game, tmp_path
     assert np.abs(agent.network.logits(observations, masks)[legal] - expected[legal]).max() < 0.05
     assert np.array_equal(agent.network.logits(scrambled, masks), agent.network.logits(observations, masks))
     assert len(set(agent.act_batch(observations, masks)[legal.sum(axis=1) > 3])) > 3
-    table = env.observation_space.shape[0] - env.action_space.n * env.unwrapped.rules.ACTION_FIELD_COUNT
+    table = env.observation_space.shape[0] - env.action_space.n * env.unwrapped.features.ACTION_FIELD_COUNT
     with pytest.raises(ValueError, match=f"read_from={table} leaves nothing of the table's {table} entries"):
         scoring_policy(env, read_from=table)
 

@@ -256,7 +256,7 @@ def test_train_scores_each_action_on_the_actions_observation(game, tmp_path):
     train(game, timesteps=256, n_envs=4, out=str(tmp_path), eval_episodes=2, workers=1, progress=False,
           start="heuristic", start_episodes=2, env_kwargs={"observation": "actions", "illegal_action": "raise"})
     record = json.loads((tmp_path / "result.json").read_text())
-    fields = gym.make(env_id).unwrapped.rules.ACTION_FIELD_COUNT
+    fields = gym.make(env_id).unwrapped.features.ACTION_FIELD_COUNT
     assert record["hyperparameters"]["action_fields"] == fields and record["timesteps"] == 256
     assert record["hyperparameters"]["hidden"] == list(SUMMARY_HIDDEN)
     policy, saved = load_policy(record["model_path"])

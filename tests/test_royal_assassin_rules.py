@@ -13,7 +13,7 @@ import pytest
 from helpers import act, legal, play, stacked, table
 
 from tabletop_gym.envs.core.cards import card_code
-from tabletop_gym.envs.royal_assassin import rules
+from tabletop_gym.envs.royal_assassin import features, rules
 
 ENV_ID = "Tabletop/RoyalAssassin-v0"
 ALL = range(52)
@@ -511,7 +511,7 @@ SEEN_PARTS = ("num_faces", "faces", "attack_total", "defense_total", "lock", "jo
 
 def seen_game(s):
     seen = rules.State(np.zeros(52, dtype=np.int64))
-    rules.fill_seen_game(rules.observe(s), seen.data)
+    features.fill_seen_game(rules.observe(s), seen.data)
     return seen
 
 

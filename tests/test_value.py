@@ -15,7 +15,7 @@ from tabletop_gym.agents.search import vector_class
 from tabletop_gym.agents.royal_assassin import (SHIPPED_VALUE, TABLE_FIELD_COUNT, TABLE_FIELDS,
                                                  RoyalAssassinValueAgent, endings, fill_after_fields,
                                                  fill_table_fields, look_ahead, unseen_by_suit)
-from tabletop_gym.envs.royal_assassin import rules
+from tabletop_gym.envs.royal_assassin import features, rules
 from tabletop_gym.envs.royal_assassin.rules import AT_RESULT, IS_FACE, NUM_ACTIONS, WON
 
 ENV_ID = "Tabletop/RoyalAssassin-v0"
@@ -56,7 +56,7 @@ def test_the_look_ahead_pictures_every_unseen_card_after_every_ending():
         fields, leaf_group, leaf_won, group_ending, ending_action, ending_won = look_ahead(obs, mask)
         unseen = np.flatnonzero(obs[UNSEEN] > 0)
         seen = np.empty(rules.State.SIZE, dtype=np.int64)
-        rules.fill_seen_game(obs, seen)
+        features.fill_seen_game(obs, seen)
         expected_actions = [a for a in range(NUM_ACTIONS) if mask[a] for _ in endings(seen, a)]
         assert list(ending_action) == expected_actions
         assert fields.shape == (len(leaf_group), TABLE_FIELD_COUNT)
@@ -79,7 +79,7 @@ def test_action_scores_are_the_mean_over_next_cards_of_the_best_table_judged():
     agent = RoyalAssassinValueAgent(network=network)
     for obs, mask in list(decisions_of([5]))[:6]:
         seen = np.empty(rules.State.SIZE, dtype=np.int64)
-        rules.fill_seen_game(obs, seen)
+        features.fill_seen_game(obs, seen)
         unseen = np.flatnonzero(obs[UNSEEN] > 0)
         by_suit = unseen_by_suit(obs)
         row = np.empty(TABLE_FIELD_COUNT, dtype=np.float32)
@@ -117,7 +117,7 @@ def test_a_win_now_is_taken_whatever_the_value_says():
     found = 0
     for obs, mask in decisions_of(range(40)):
         seen = np.empty(rules.State.SIZE, dtype=np.int64)
-        rules.fill_seen_game(obs, seen)
+        features.fill_seen_game(obs, seen)
         winning = {a for a in np.flatnonzero(mask) for end in endings(seen, a) if end[AT_RESULT] == WON}
         if winning and len(winning) < mask.sum():
             assert agent.act(obs, mask) in winning
@@ -134,7 +134,7 @@ def test_without_look_ahead_each_action_is_worth_its_best_ending_judged():
     row = np.empty(TABLE_FIELD_COUNT, dtype=np.float32)
     for obs, mask, got in zip(observations, masks, scores):
         seen = np.empty(rules.State.SIZE, dtype=np.int64)
-        rules.fill_seen_game(obs, seen)
+        features.fill_seen_game(obs, seen)
         expected = np.full(NUM_ACTIONS, -np.inf)
         for action in np.flatnonzero(mask):
             for end in endings(seen, action):

@@ -58,7 +58,7 @@ def collect(env_id: str, teacher, episodes: int, seed: int = 0, gamma: float = 0
         returns.extend(float(reward) * gamma ** np.arange(steps - 1, -1, -1))
         wins += bool(info.get("won", False))
     env.close()
-    return {"observations": shown(env.unwrapped.rules, mode, observations) if mode != "plain"
+    return {"observations": shown(env.unwrapped, mode, observations) if mode != "plain"
             else np.array(observations, dtype=np.float32), "masks": np.array(masks), "actions": np.array(actions),
             "returns": np.array(returns, dtype=np.float32), "win_rate": wins / episodes}
 
@@ -80,11 +80,11 @@ def _collect_chunk(env_id, teacher, gamma, env_kwargs, chunk) -> dict:
     return collect(env_id, teacher, count, first, gamma, env_kwargs, progress=False)
 
 
-def shown(rules, mode: str, observations: list, rows: int = 256) -> np.ndarray:
-    """Plain ``observations`` as an env in observation ``mode`` shows them, computed ``rows`` at a time."""
-    out = np.empty((len(observations), observation_size(rules, mode)), dtype=np.float32)
+def shown(env, mode: str, observations: list, rows: int = 256) -> np.ndarray:
+    """Plain ``observations`` as ``env`` (unwrapped) shows them in observation ``mode``, ``rows`` at a time."""
+    out = np.empty((len(observations), observation_size(env.rules, env.features, mode)), dtype=np.float32)
     for start in range(0, len(observations), rows):
-        out[start:start + rows] = with_features(rules, mode, np.array(observations[start:start + rows]))
+        out[start:start + rows] = with_features(env.features, mode, np.array(observations[start:start + rows]))
     return out
 
 

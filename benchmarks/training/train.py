@@ -335,11 +335,11 @@ def _action_fields(env_id, env_kwargs) -> int:
     if env_kwargs.get("observation") != "actions":
         return 0
     env = gym.make(env_id)
-    rules = env.unwrapped.rules
+    features = env.unwrapped.features
     env.close()
-    if "actions" not in observation_modes(rules):
-        raise ValueError(f"{env_id} has no observation='actions': its observations are {observation_modes(rules)}")
-    return rules.ACTION_FIELD_COUNT
+    if "actions" not in observation_modes(features):
+        raise ValueError(f"{env_id} has no observation='actions': its observations are {observation_modes(features)}")
+    return features.ACTION_FIELD_COUNT
 
 
 def _plain_size(env_id, env_kwargs, algo) -> int:
@@ -348,9 +348,9 @@ def _plain_size(env_id, env_kwargs, algo) -> int:
         raise ValueError("read_plain=False goes with the project's own PPO (algo='ppo') on observation='features' "
                          "or 'actions': with the plain observation alone there would be nothing to read")
     env = gym.make(env_id)
-    rules = env.unwrapped.rules
+    game = env.unwrapped
     env.close()
-    return observation_size(rules, "plain")
+    return observation_size(game.rules, game.features, "plain")
 
 
 def _cloned_policy(env_id, env, start, episodes, seed, settings, env_kwargs, progress, workers=None):

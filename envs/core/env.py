@@ -1,8 +1,9 @@
 """The Gymnasium side of the contract every single-agent game keeps (see DESIGN.md).
 
-A game's ``env.py`` subclasses ``TabletopEnv``, points ``rules`` at its rules module and
-builds the first state in ``_new_state``. Everything else is here once: spaces, action names
-and masks, skip-forced stepping, illegal actions, rewards, info, rendering, cloning.
+A game's ``env.py`` subclasses ``TabletopEnv``, points ``rules`` at its rules module (and ``features`` at its
+features module, where it has observation="features" or "actions") and builds the first state in ``_new_state``.
+Everything else is here once: spaces, action names and masks, skip-forced stepping, illegal actions, rewards, info,
+rendering, cloning.
 
 A rules module provides ``ACTION_NAMES``, ``OBSERVATION_LOW`` / ``OBSERVATION_HIGH``,
 ``legal_mask(s)``, ``apply(s, action, rng)``, ``observe(s)``, ``is_over(s)``,
@@ -31,26 +32,28 @@ ILLEGAL_ACTION_MODES = ("terminate", "raise")
 _MISSING = object()
 
 
-def observation_modes(rules: ModuleType) -> list:
-    """``"plain"``; ``"features"`` where the rules compute features from the plain observation; ``"actions"``
-    where they also describe what each action would leave (the features if any, then ``action_features``)."""
-    return ["plain"] + ["features"] * hasattr(rules, "features") + ["actions"] * hasattr(rules, "action_features")
+def observation_modes(features: ModuleType | None) -> list:
+    """``"plain"``; ``"features"`` where a game's ``features`` module (None: it has none) computes features from
+    the plain observation; ``"actions"`` where it also describes what each action would leave (the features if
+    any, then ``action_features``)."""
+    return (["plain"] + ["features"] * hasattr(features, "features")
+            + ["actions"] * hasattr(features, "action_features"))
 
 
-def observation_size(rules: ModuleType, mode: str) -> int:
-    """The length of an observation in ``mode`` (one of ``observation_modes(rules)``)."""
-    return (rules.OBSERVATION_SIZE + getattr(rules, "FEATURE_SIZE", 0) * (mode != "plain")
-            + getattr(rules, "ACTION_FEATURE_SIZE", 0) * (mode == "actions"))
+def observation_size(rules: ModuleType, features: ModuleType | None, mode: str) -> int:
+    """The length of an observation in ``mode`` (one of ``observation_modes(features)``)."""
+    return (rules.OBSERVATION_SIZE + getattr(features, "FEATURE_SIZE", 0) * (mode != "plain")
+            + getattr(features, "ACTION_FEATURE_SIZE", 0) * (mode == "actions"))
 
 
-def with_features(rules: ModuleType, mode: str, observations: np.ndarray) -> np.ndarray:
-    """Plain observations (..., n) as an env in ``mode`` shows them: the rules' ``features`` appended for
-    ``"features"``, and their ``action_features`` after those for ``"actions"``."""
+def with_features(features: ModuleType | None, mode: str, observations: np.ndarray) -> np.ndarray:
+    """Plain observations (..., n) as an env in ``mode`` shows them: the game's ``features`` appended for
+    ``"features"``, and its ``action_features`` after those for ``"actions"``."""
     if mode == "plain":
         return observations
-    parts = [observations, rules.features(observations)] if hasattr(rules, "features") else [observations]
+    parts = [observations, features.features(observations)] if hasattr(features, "features") else [observations]
     if mode == "actions":
-        parts.append(rules.action_features(observations))
+        parts.append(features.action_features(observations))
     return np.concatenate(parts, axis=-1)
 
 
@@ -131,6 +134,8 @@ class TabletopEnv(gym.Env):
 
     metadata = {"render_modes": ["ansi", "human", "rgb_array"], "render_fps": 2}
     rules: ModuleType
+    # The game's observation features (``envs/<game>/features.py``), where it has observation="features"/"actions".
+    features: ModuleType | None = None
     render_text: staticmethod
     draw_picture: staticmethod
     reset_options: tuple[str, ...] = ("deck",)
@@ -144,7 +149,7 @@ class TabletopEnv(gym.Env):
         check_choice("render_mode", render_mode, [None, *self.metadata["render_modes"]])
         check_choice("reward", reward, REWARDS)
         check_choice("illegal_action", illegal_action, ILLEGAL_ACTION_MODES)
-        check_choice("observation", observation, observation_modes(self.rules))
+        check_choice("observation", observation, observation_modes(self.features))
         if not isinstance(skip_forced, bool):
             raise ValueError(f"skip_forced must be True or False, got {skip_forced!r}")
         need_pillow(render_mode)
@@ -156,13 +161,14 @@ class TabletopEnv(gym.Env):
         self.action_space = spaces.Discrete(len(self.action_names))
         self.observation_mode = observation
         low, high = self.rules.OBSERVATION_LOW, self.rules.OBSERVATION_HIGH
-        if observation in ("features", "actions") and hasattr(self.rules, "features"):
-            low = np.concatenate([low, np.zeros(self.rules.FEATURE_SIZE, dtype=np.float32)])
-            high = np.concatenate([high, self.rules.FEATURE_HIGH])
-        if observation == "actions":  # each field in [0, 1] unless the rules give its bounds
-            size = self.rules.ACTION_FEATURE_SIZE
-            low = np.concatenate([low, getattr(self.rules, "ACTION_FEATURE_LOW", np.zeros(size, dtype=np.float32))])
-            high = np.concatenate([high, getattr(self.rules, "ACTION_FEATURE_HIGH", np.ones(size, dtype=np.float32))])
+        if observation in ("features", "actions") and hasattr(self.features, "features"):
+            low = np.concatenate([low, np.zeros(self.features.FEATURE_SIZE, dtype=np.float32)])
+            high = np.concatenate([high, self.features.FEATURE_HIGH])
+        if observation == "actions":  # each field in [0, 1] unless the features module gives its bounds
+            size = self.features.ACTION_FEATURE_SIZE
+            low = np.concatenate([low, getattr(self.features, "ACTION_FEATURE_LOW", np.zeros(size, dtype=np.float32))])
+            high = np.concatenate([high, getattr(self.features, "ACTION_FEATURE_HIGH",
+                                                 np.ones(size, dtype=np.float32))])
         self.observation_space = spaces.Box(low, high, dtype=np.float32)
         self.state = None
         self._mask = None
@@ -213,7 +219,7 @@ class TabletopEnv(gym.Env):
     def with_features(self, observations: np.ndarray) -> np.ndarray:
         """Plain observations (..., n) as this env shows them, in its ``observation`` mode (the vector env calls
         this on its batched observations)."""
-        return with_features(self.rules, self.observation_mode, observations)
+        return with_features(self.features, self.observation_mode, observations)
 
     def step(self, action):
         if self.state is None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..core.env import TabletopEnv, picture_hook
-from . import render, rules
+from . import features, render, rules
 
 
 class DeadCenterEnv(TabletopEnv):
@@ -44,7 +44,7 @@ class DeadCenterEnv(TabletopEnv):
     there, which face-up zombies would be killable after it does, and the losing share of the draw pile
     then; for each face-down slot, the share of the zombies still face down its supports would kill, how
     many of its supports match them on average, and how far its supports are short of 10 (what a reveal
-    weighs). `rules.FEATURE_FIELDS` names them. A network learns far faster from these (see the README's
+    weighs). `features.FEATURE_FIELDS` names them. A network learns far faster from these (see the README's
     learning curves); the default, `"plain"`, is the observation above.
 
     `observation="actions"` appends to those 4,224 more in [0, 1] (`Box(0, high, (4714,))`): for each of the
@@ -53,7 +53,7 @@ class DeadCenterEnv(TabletopEnv):
     attack pile takes, and its rank (a face-down slot by the zombies still hidden); then the action's kind,
     the rank it kills, whether its pile's zombie becomes killable, the losing share of the draw pile after
     it, and the slot it reveals. A reveal leaves the table as it is, a play puts the drawn card on its pile, a
-    kill empties its slot. `rules.ACTION_FIELDS` names the fields of one action. A network that scores every
+    kill empties its slot. `features.ACTION_FIELDS` names the fields of one action. A network that scores every
     action with the same weights (`MaskedPolicy(action_fields=128)`) learns from these what a good table is
     once, not pile by pile.
 
@@ -103,6 +103,7 @@ class DeadCenterEnv(TabletopEnv):
     """
 
     rules = rules
+    features = features
     render_text = staticmethod(render.render_text)
     draw_picture = staticmethod(picture_hook(__package__))
     _option_fields = ("jokers",)  # a saved game must have been played with this env's options

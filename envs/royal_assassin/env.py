@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..core.env import TabletopEnv, picture_hook
-from . import render, rules
+from . import features, render, rules
 
 
 class RoyalAssassinEnv(TabletopEnv):
@@ -39,7 +39,7 @@ class RoyalAssassinEnv(TabletopEnv):
     play kills its pretender, how far short it would fall, the defence of the column's suit waiting on top
     of the reserve and whether it would wipe the attack, whether the attack run waiting on the reserve would
     finish the pretender, and how many face cards would die (with the joker, or by putting it there); and
-    the value of the run of the card's own suit on top of the reserve. `rules.FEATURE_FIELDS` names them.
+    the value of the run of the card's own suit on top of the reserve. `features.FEATURE_FIELDS` names them.
     `observation="actions"` appends to those 450 more in [0, 1] (`Box(0, high, (900,))`): for each of the 9
     actions, in the same 50 fields, the table it leaves once its attack is resolved (before the next card,
     which is unseen). For each column: its face cards, the pretender's shortfall, whether it or an older face
@@ -47,7 +47,7 @@ class RoyalAssassinEnv(TabletopEnv):
     shortfall per point, and the run of its suit on top of the reserve; then the action's kind and column,
     whether the card goes onto the reserve, the face cards killed and left, a win, a wipe, a continuation
     offered, whether the joker is free. An attack that cannot be made (no pretender, a card of the column's
-    own colour, no joker to lay) is all zeros. `rules.ACTION_FIELDS` names them.
+    own colour, no joker to lay) is all zeros. `features.ACTION_FIELDS` names them.
     The default, `"plain"`, is the observation above.
 
     ## Starting State
@@ -94,6 +94,7 @@ class RoyalAssassinEnv(TabletopEnv):
     """
 
     rules = rules
+    features = features
     render_text = staticmethod(render.render_text)
     draw_picture = staticmethod(picture_hook(__package__))
     reset_options = ("deck",)

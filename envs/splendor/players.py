@@ -20,10 +20,11 @@ import numpy as np
 
 from ..core.compiled import compiled, only_action
 from . import rules as r
+from .features import card_start
 from .rules import (A_BUY, A_NOBLE, A_PASS, A_RESERVE, A_RETURN, AT_CURRENT, F_BONUS, F_COST, F_POINTS, F_PRESENT,
                     GOLD, MAX_PLAYERS, MAX_RESERVED, NOBLE_SIZE, NUM_ACTIONS, OBS_BANK, OBS_CONTEXT, OBS_NOBLES,
-                    OBS_SEATS, OBSERVATION_SIZE, S_BONUSES, S_TOKENS, TOKEN_LIMIT, card_start, fill_legal_mask,
-                    fill_observation, take_action)
+                    OBS_SEATS, OBSERVATION_SIZE, S_BONUSES, S_TOKENS, TOKEN_LIMIT, fill_legal_mask, fill_observation,
+                    take_action)
 
 _TAKES = r.TAKE_GEMS.astype(np.float64)  # (30, 5) gems per take action
 _CARDS = 3 * r.BOARD_SLOTS + MAX_RESERVED  # the 15 cards the greedy player could buy: 12 face-up, 3 reserved

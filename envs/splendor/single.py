@@ -7,7 +7,7 @@ import numpy as np
 
 from ..core.env import TabletopEnv, check_choice, picture_hook, put_back, remember
 from ..core.errors import IllegalActionError
-from . import players, render, rules
+from . import features, players, render, rules
 from .aec import OPTION_FIELDS, action_index, check_game_numbers, check_options, check_seat, is_integer
 
 OPPONENTS = ("random", "greedy")
@@ -35,12 +35,6 @@ class _SeatRules:
     is_over = staticmethod(rules.is_over)
     is_truncated = staticmethod(rules.is_truncated)
     OBSERVATION_SIZE = rules.OBSERVATION_SIZE
-    ACTION_FIELDS = rules.ACTION_FIELDS
-    ACTION_FIELD_COUNT = rules.ACTION_FIELD_COUNT
-    ACTION_FEATURE_SIZE = rules.ACTION_FEATURE_SIZE
-    ACTION_FEATURE_LOW = rules.ACTION_FEATURE_LOW
-    ACTION_FEATURE_HIGH = rules.ACTION_FEATURE_HIGH
-    action_features = staticmethod(rules.action_features)
 
     def __init__(self, seat: int):
         self.seat = seat
@@ -110,7 +104,7 @@ class SplendorEnv(TabletopEnv):
     names every entry. No deck order and no hidden card is ever shown.
 
     `observation="actions"` appends 40 fields for each of the 72 actions (`Box(low, high, (3373,))`,
-    `rules.ACTION_FIELDS` names them, `rules.ACTION_FEATURE_LOW`/`HIGH` bound them), read off the
+    `features.ACTION_FIELDS` names them, `features.ACTION_FEATURE_LOW`/`HIGH` bound them), read off the
     learner's view alone: the action's kind, the tokens it gains or pays (in threes), the card it buys
     or reserves (tier, bonus, points, cost) and whether the next seat could buy that face-up card, then
     the learner's position after it: points, tokens, tokens over the limit, bonuses, a noble the
@@ -195,6 +189,7 @@ class SplendorEnv(TabletopEnv):
     * v0: first version; then `observation="actions"` beside the plain observation, which is unchanged.
     """
 
+    features = features
     reset_options = ("deck",)
     # What reset changes here besides the game and the generator, put back if it raises: the learner's seat
     # (``rules``), who plays each seat, the moves reported in the info.
