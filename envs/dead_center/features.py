@@ -133,7 +133,7 @@ def features(obs: np.ndarray) -> np.ndarray:
 # ---------------------------------------------------------------- action features (observation="actions")
 
 # For each of the 33 actions, the table it leaves, slot by slot, in the same words for every action: a network
-# that scores each action with one set of weights (``agents.ppo.MaskedPolicy(action_fields=...)``) then learns
+# that scores each action with one set of weights (``agents.network.MaskedPolicy(action_fields=...)``) then learns
 # once what makes a table good, instead of once per pile. A reveal leaves the table as it is (its slot is named);
 # a play puts the drawn card on its pile (before the kill it may give); a kill empties its slot.
 _SLOT_AFTER_PARTS = ("up", "down", "killable", "short_of_ten", "supports_matching", "attack_fits",
