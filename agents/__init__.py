@@ -8,93 +8,77 @@ from __future__ import annotations
 
 from importlib import import_module
 
+from ..envs import GAMES, game_name
 from .base import Agent, RandomAgent
 from .policy import PolicyAgent, committed_model
 
-AGENTS = {
+# What each agent is; where a game's own agent module has a word on one (its ``AGENT_NOTES``), it follows in
+# parentheses, and the other names a game gives its heuristic (its ``HEURISTIC_NAMES``) come after the heuristic.
+DESCRIPTIONS = {
     "random": "uniform over the legal actions",
-    "heuristic": "the game's documented heuristic (Splendor's is the greedy player)",
-    "greedy": "Splendor's greedy player (the same as its heuristic)",
+    "heuristic": "the game's documented heuristic",
     "search": "flat Monte Carlo over determinized deals, with the heuristic finishing each playout",
     "ppo": "the game's learned policy that ships in agents/models/ (numpy only; how it was trained is in its record)",
     "ppo-scratch": "the game's policy learned by PPO alone from random weights, with no cloning: pure reinforcement "
-                   "learning (agents/models/scratch/; Splendor's by self-play against a league)",
-    "search-ppo": "the search agent on the game's learned policy: its prior and playout policy, or (Dead Center, "
-                  "One Card Dungeon) the namer of the actions worth searching",
-    "value": "the heuristic with a learned value where it had a rule of thumb (agents/models/value/): Royal "
-             "Assassin's value of the tables, judged one card ahead; One Card Dungeon's value of the levels' starts, "
-             "choosing at each level-up between a heal and the next upgrade",
+                   "learning, in agents/models/scratch/",
+    "search-ppo": "the search agent on the game's learned policy: its prior and playout policy, or the namer of the "
+                  "actions worth searching",
+    "value": "the heuristic with a learned value where it had a rule of thumb, in agents/models/value/",
     "ppo:<path>": "a saved policy: policy.npz or model.pt (tabletop-gym train), or a MaskablePPO model.zip (--algo sb3)",
     "search-ppo:<path>": "the search agent on a saved policy (policy.npz or model.pt), in the roles search-ppo gives it",
-    "search-value": "the search agent with the value agent's choice standing unless beaten; Royal Assassin's playouts "
-                    "are the value's without its look-ahead, two choices on, judged by the value where they stop",
+    "search-value": "the search agent with the value agent's choice standing unless beaten",
     "value:<path>": "a saved value (value.npz of tabletop-gym train <game> --algo value)",
     "search-value:<path>": "the search agent on a saved value (value.npz), as search-value has it",
 }
 
-# Each game's heuristic: (module in agents/, class).
-HEURISTICS = {
-    "dungeon_solitaire": ("dungeon_solitaire", "DungeonSolitaireHeuristic"),
-    "royal_assassin": ("royal_assassin", "RoyalAssassinHeuristic"),
-    "dead_center": ("dead_center", "DeadCenterHeuristic"),
-    "one_card_dungeon": ("one_card_dungeon", "OneCardDungeonHeuristic"),
-    "splendor": ("splendor", "GreedyAgent"),
-}
-
-# The search agent on each game: SearchAgent's settings, and the options of the heuristic that finishes its
-# playouts (the full heuristic's choice is the one that stands unless beaten). Budgets are chosen so that a
-# leaderboard row of 50 episodes takes minutes, not hours, on two cores (seconds per episode on this project's
-# machines, one core each: about 1 for Dungeon Solitaire, 3 for Dead Center, a third for Royal Assassin, half for
-# Splendor, 30 for One Card Dungeon). Royal Assassin's and Dead Center's heuristics think one card ahead; without that
-# they are much faster and only somewhat weaker, so their playouts go without. Both quick heuristics choose for many
-# games at once, so all of a decision's playouts run together on the game's vector env (Dead Center: 256 a decision
-# in ~70 ms).
-# One Card Dungeon's playouts stop at the end of the level (``level_end``), and only decisions with at most six
-# legal actions (the dice, the end of a plan) get the eight or more worlds an action needs to be searched; the
-# heuristic's plan plays the rest.
-SEARCH = {
-    "dungeon_solitaire": {"simulations": 256},
-    "royal_assassin": {"simulations": 256, "margin": 1.5, "rollout_options": {"lookahead": False}},
-    "dead_center": {"simulations": 256, "rollout_options": {"lookahead": False}},
-    "one_card_dungeon": {"simulations": 48, "min_worlds": 8, "horizon": "level_end"},
-    "splendor": {"simulations": 16},
-}
-
-# What the search agent on a learned policy (search-ppo) changes of those settings, and the roles the policy takes
-# (``learned_roles``: by default the prior and the playout policy, in place of the heuristic). Splendor has some 25
-# legal actions a decision, so 16 playouts give each only 2 sampled worlds, too few to overrule a strong policy
-# without adding noise; its policy names the few actions worth searching instead, each searched on 8 worlds.
-# Dead Center's and One Card Dungeon's policies play far worse than their heuristics (a fifth of Dead Center's deals
-# against three fifths; 4 levels against 9), so there the policy only names the actions worth searching, the
-# heuristic's choice among them, and the heuristic finishes the playouts: on Dead Center the policy's two likeliest
-# others, each searched on a third of the 256 playouts; on One Card Dungeon its five likeliest others where a
-# decision has more than six legal actions (too many to search otherwise), each searched on 8 of the 48.
-LEARNED_SEARCH = {
-    "splendor": {"simulations": 32, "candidates": 4},
-    "dead_center": {"candidates": 3, "learned_roles": ("proposer",)},
-    "one_card_dungeon": {"candidates": 6, "learned_roles": ("proposer",)},
-}
-
-# The search on a value agent (search-value): the value agent's choice stands unless beaten. Royal Assassin: the value
-# agent without look-ahead plays each playout on for two choices, and the value then judges where it stopped (its
-# chance of a win from there, ``leaf_value``): less noisy than one game played to its end. One Card Dungeon: the search
-# as ``SEARCH`` has it, the heuristic finishing the playouts; a level-up ends its playouts at once, so there the value
-# agent's choice stands.
-VALUE_SEARCH = {"max_rollout_steps": 2}
-VALUE_GAMES = ("royal_assassin", "one_card_dungeon")
-
 
 def short_name(game: str) -> str:
-    """The short name (``dungeon_solitaire``) of a game given by short name or Gymnasium id."""
-    from ..envs import game_name
-
+    """The short name of a game (its folder's) given by short name or Gymnasium id."""
     return game_name(game)
 
 
+def agent_module(game: str):
+    """The game's agent module, ``agents/<short name>.py``: its heuristic (``HEURISTIC``) and the settings of the
+    agents built on it (``SEARCH``, ``LEARNED_SEARCH``, ``VALUE_AGENT``...)."""
+    return import_module(f".{short_name(game)}", __name__)
+
+
+def games_with(constant: str) -> dict:
+    """Each game whose agent module defines ``constant``, with its value there."""
+    modules = {game: agent_module(game) for game in GAMES}
+    return {game: getattr(module, constant) for game, module in modules.items() if hasattr(module, constant)}
+
+
+def _agents(notes: dict, heuristic_names: dict) -> dict:
+    """``DESCRIPTIONS`` with the games' ``notes`` on each, and the other names of the heuristics after the
+    heuristic."""
+    agents = {}
+    for name, description in DESCRIPTIONS.items():
+        said = [game_notes[name] for game_notes in notes.values() if name in game_notes]
+        agents[name] = description + (f" ({'; '.join(said)})" if said else "")
+        if name == "heuristic":
+            for names in heuristic_names.values():
+                agents.update(names)
+    return agents
+
+
+def _named_heuristics() -> dict:
+    """The other names the games give their heuristics (``greedy``...), each with the games that give it."""
+    named = {}
+    for game, names in games_with("HEURISTIC_NAMES").items():
+        for name in names:
+            named[name] = named.get(name, ()) + (game,)
+    return named
+
+
+NAMED_HEURISTICS = _named_heuristics()
+VALUE_GAMES = tuple(games_with("VALUE_AGENT"))  # the games whose agent module has a value agent
+AGENTS = _agents(games_with("AGENT_NOTES"), games_with("HEURISTIC_NAMES"))
+
+
 def heuristic(game: str, seed: int | None = None, **options):
-    """The game's heuristic; ``options`` go to its constructor."""
-    module, cls = HEURISTICS[short_name(game)]
-    return getattr(import_module(f".{module}", __name__), cls)(seed=seed, **options)
+    """The game's heuristic (its agent module's ``HEURISTIC``); ``options`` go to its constructor."""
+    return agent_module(game).HEURISTIC(seed=seed, **options)
 
 
 def make_agent(name: str, game: str | None = None, seed: int | None = None) -> Agent:
@@ -122,9 +106,10 @@ def make_agent(name: str, game: str | None = None, seed: int | None = None) -> A
     if game is None:
         raise ValueError(f"the {lowered} agent depends on the game: name one")
     game = short_name(game)
-    if lowered == "greedy" and game != "splendor":
-        raise ValueError(f"the greedy agent plays splendor only; {game} has the 'heuristic' agent")
-    if lowered in ("heuristic", "greedy"):
+    if lowered in NAMED_HEURISTICS and game not in NAMED_HEURISTICS[lowered]:
+        raise ValueError(f"the {lowered} agent plays {' and '.join(NAMED_HEURISTICS[lowered])} only; {game} has the "
+                         f"'heuristic' agent")
+    if lowered == "heuristic" or lowered in NAMED_HEURISTICS:
         return heuristic(game, seed)
     if lowered in ("ppo", "ppo-scratch"):
         return PolicyAgent(committed_model(game, from_scratch=lowered == "ppo-scratch"), seed=seed)
@@ -141,44 +126,44 @@ def value_game(game: str | None) -> str:
     return short_name(game)
 
 
-def value_agent(game: str | None, path: str | None = None, lookahead: bool = True):
-    """The game's value agent: the value that ships, or the one saved at ``path``; Royal Assassin's with its
-    look-ahead or without."""
-    if value_game(game) == "one_card_dungeon":
-        from .one_card_dungeon import OneCardDungeonValueAgent
-
-        return OneCardDungeonValueAgent(path)
-    from .royal_assassin import RoyalAssassinValueAgent
-
-    return RoyalAssassinValueAgent(path, lookahead=lookahead)
+def value_agent(game: str | None, path: str | None = None, **options):
+    """The game's value agent (its agent module's ``VALUE_AGENT``): the value that ships, or the one saved at
+    ``path``; ``options`` go to its constructor."""
+    return agent_module(value_game(game)).VALUE_AGENT(path, **options)
 
 
 def search_on_value(game: str | None, seed: int | None = None, path: str | None = None):
-    """The search agent on the game's value agent (the value that ships, or the one saved at ``path``), as
-    ``VALUE_SEARCH`` has it."""
-    if value_game(game) == "one_card_dungeon":
+    """The search agent on the game's value agent (the value that ships, or the one saved at ``path``), its choice
+    standing unless beaten. Where the game's ``VALUE_SEARCH`` has ``rollout_options``, the value agent built with
+    them finishes the playouts and judges where they stop (its ``chances``), and the rest of ``VALUE_SEARCH``
+    changes the search's settings; otherwise the search is as ``SEARCH`` has it."""
+    settings = dict(getattr(agent_module(value_game(game)), "VALUE_SEARCH", {}))
+    if "rollout_options" not in settings:
         return search_agent(game, seed, value_agent(game, path), roles=("prior",))
-    quick = value_agent(game, path, lookahead=False)  # judges all the playouts' tables in one pass
+    quick = value_agent(game, path, **settings.pop("rollout_options"))  # judges all the playouts' positions at once
     return search_agent(game, seed, value_agent(game, path), roles=("prior",), rollout=quick,
-                        leaf_value=quick.chances, **VALUE_SEARCH)
+                        leaf_value=quick.chances, **settings)
 
 
 def search_agent(game: str, seed: int | None = None, learned=None, roles: tuple | None = None, rollout=None,
                  **changes):
-    """The game's search agent (``SEARCH``); with ``learned`` (a policy agent that has ``act_batch`` and
-    ``probabilities``), the search agent on that policy: the roles it takes and the settings it changes are the
-    game's ``LEARNED_SEARCH``, or the ``roles`` given (``prior``, ``rollout``, ``proposer``) with ``SEARCH``'s
-    settings. ``rollout``: the player that finishes the playouts, where neither the heuristic nor ``learned``
-    should. ``changes``: ``SearchAgent`` settings in place of those."""
+    """The game's search agent (its agent module's ``SEARCH``: ``SearchAgent``'s settings, and the
+    ``rollout_options`` of the heuristic that finishes the playouts, where the full heuristic's choice stands unless
+    beaten); with ``learned`` (a policy agent that has ``act_batch`` and ``probabilities``), the search agent on
+    that policy: the roles it takes and the settings it changes are the game's ``LEARNED_SEARCH``, or the ``roles``
+    given (``prior``, ``rollout``, ``proposer``) with ``SEARCH``'s settings. ``rollout``: the player that finishes
+    the playouts, where neither the heuristic nor ``learned`` should. ``changes``: ``SearchAgent`` settings in place
+    of those. Each game's budget is chosen so that a leaderboard row of 50 episodes takes minutes, not hours, on two
+    cores."""
     from .search import SearchAgent
 
-    settings = dict(SEARCH[short_name(game)])
+    module = agent_module(game)
+    settings = dict(getattr(module, "SEARCH", {}))
     rollout_options = settings.pop("rollout_options", {})
-    settings = _named_horizon(short_name(game), settings)
     if learned is None:
         roles = ()
     elif roles is None:
-        settings.update(LEARNED_SEARCH.get(short_name(game), {}))
+        settings.update(getattr(module, "LEARNED_SEARCH", {}))
         roles = settings.pop("learned_roles", ("prior", "rollout"))
     if rollout is None:
         rollout = learned if "rollout" in roles else heuristic(game, **rollout_options)
@@ -191,14 +176,6 @@ def search_agent(game: str, seed: int | None = None, learned=None, roles: tuple 
     return SearchAgent(rollout=rollout, prior=prior, proposer=proposer, seed=seed, **{**settings, **changes})
 
 
-def _named_horizon(game: str, settings: dict) -> dict:
-    """``settings`` with a horizon given by name replaced by the function of that name in the game's module."""
-    if "horizon" in settings:
-        settings = {**settings, "horizon": getattr(import_module(f".{HEURISTICS[game][0]}", __name__),
-                                                   settings["horizon"])}
-    return settings
-
-
 def saved_policy(path: str, seed: int | None = None):
     """The agent that plays a saved policy: a ``.npz`` with numpy, a ``model.pt`` or ``.zip`` with torch."""
     if path.endswith(".npz"):
@@ -208,6 +185,6 @@ def saved_policy(path: str, seed: int | None = None):
     return PPOAgent(path, seed=seed)
 
 
-__all__ = ["Agent", "RandomAgent", "PolicyAgent", "AGENTS", "HEURISTICS", "SEARCH", "LEARNED_SEARCH", "VALUE_SEARCH",
-           "VALUE_GAMES", "make_agent", "heuristic", "short_name", "committed_model", "saved_policy", "search_agent",
+__all__ = ["Agent", "RandomAgent", "PolicyAgent", "AGENTS", "NAMED_HEURISTICS", "VALUE_GAMES", "make_agent",
+           "heuristic", "short_name", "agent_module", "games_with", "committed_model", "saved_policy", "search_agent",
            "value_agent", "value_game", "search_on_value"]

@@ -478,3 +478,19 @@ class DeadCenterHeuristic:
         # Among the best (up to rounding), the higher rank: a king is the hardest to make ready again.
         rank = rules.RANK[_ZOMBIES[table.codes[slots]]]
         return int(legal[np.argmax(np.where(worth >= worth.max() - 1e-9, rank, -1))])
+
+
+# ---------------------------------------------------------------- the agents built on the heuristic
+
+HEURISTIC = DeadCenterHeuristic
+# The search agent (``SearchAgent``'s settings): about 3 s an episode on one core. The heuristic looks one draw ahead;
+# without that it is much faster and only somewhat weaker, so its playouts go without (``rollout_options``) while the
+# full heuristic's choice stands unless beaten. The quick heuristic chooses for many games at once, so all of a
+# decision's playouts run together on the vector env (256 in about 70 ms).
+SEARCH = {"simulations": 256, "rollout_options": {"lookahead": False}}
+# The search agent on the learned policy (search-ppo): the policy wins far fewer deals than the heuristic (a fifth
+# against three fifths), so it only names the actions worth searching, its two likeliest others, each searched on a
+# third of the 256 playouts; the heuristic's choice stands among them, and the heuristic finishes the playouts.
+LEARNED_SEARCH = {"candidates": 3, "learned_roles": ("proposer",)}
+LEADERBOARD_SEARCH_EPISODES = 10  # the search agents' episodes of a leaderboard row, by default
+AGENT_NOTES = {"search-ppo": "Dead Center's policy only names them"}

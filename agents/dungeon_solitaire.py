@@ -86,3 +86,11 @@ class DungeonSolitaireHeuristic:
     def _cheapest_drop(legal, keep_kings: bool) -> str | None:
         order = [f"drop_{r}D" for r in "23456789T"] + ["drop_JK"] + ([] if keep_kings else [f"drop_{k}" for k in _KINGS])
         return next((name for name in order if name in legal), None)
+
+
+# ---------------------------------------------------------------- the agents built on the heuristic
+
+HEURISTIC = DungeonSolitaireHeuristic
+# The search agent (``SearchAgent``'s settings): about 1 s an episode on one core.
+SEARCH = {"simulations": 256}
+LEADERBOARD_SEARCH_EPISODES = 10  # the search agents' episodes of a leaderboard row, by default

@@ -540,3 +540,64 @@ class OneCardDungeonValueAgent(OneCardDungeonHeuristic):
         choices = self.level_up_choices(t, mask)
         worth = self.network(np.stack([level_up_fields(t, choice) for choice in choices]))
         return choices[int(np.argmax(worth))]  # the upgrade on a tie
+
+
+class OneCardDungeonStarts:
+    """What the value trainer (``tabletop_gym.benchmarks.training.value``) keeps of a game: a row for the game's start and for
+    each level-up, the fields of the level's start it leads to; a random move is one of the two choices the value
+    agent weighs at a level-up (the next upgrade or a heal), with probability 0.3, and the turns are always the
+    heuristic's; the outcome is the share of the twelve levels cleared (about 10 minutes on two cores:
+    ``tabletop-gym train one_card_dungeon --algo value``)."""
+
+    env_id = "Tabletop/OneCardDungeon-v0"
+    field_count = START_FIELD_COUNT
+    # The trainer's settings this game changes. A level's start has 17 fields and a game some ten of them: a small
+    # network, fitted longer on smaller batches.
+    settings = {"games": 6_000, "heuristic_epsilon": (0.3,), "own_epsilon": 0.3, "hidden": 64, "outcome_epochs": 20,
+                "td_epochs": 5, "batch_size": 256}
+
+    def value_agent(self, network: ValueNetwork):
+        return OneCardDungeonValueAgent("training", network=network)
+
+    def first_row(self, obs):
+        t = Table(obs)
+        return start_fields(t.level, t.health, t.skills())
+
+    def random_choices(self, agent, obs, mask):
+        t = Table(obs)
+        return agent.level_up_choices(t, mask) if t.phase == rules.LEVEL_UP else []
+
+    def fill_row(self, obs, action: int, row: np.ndarray) -> bool:
+        t = Table(obs)
+        if t.phase != rules.LEVEL_UP:
+            return False
+        row[:] = level_up_fields(t, action)
+        return True
+
+    def outcome(self, info: dict) -> float:
+        return float(info["score"]) / rules.NUM_LEVELS
+
+
+# ---------------------------------------------------------------- the agents built on the heuristic
+
+HEURISTIC = OneCardDungeonHeuristic
+# The search agent (``SearchAgent``'s settings): about 30 s an episode on one core. Its playouts stop at the end of the
+# level (``level_end``), and only decisions with at most six legal actions (the dice, the end of a plan) get the eight
+# or more worlds an action needs to be searched; the heuristic's plan plays the rest.
+SEARCH = {"simulations": 48, "min_worlds": 8, "horizon": level_end}
+# The search agent on the learned policy (search-ppo): the policy clears far fewer levels than the heuristic (4
+# against 9), so it only names the actions worth searching, its five likeliest others where a decision has more than
+# six legal actions (too many to search otherwise), each searched on 8 of the 48 playouts; the heuristic's choice
+# stands among them, and the heuristic finishes the playouts.
+LEARNED_SEARCH = {"candidates": 6, "learned_roles": ("proposer",)}
+LEADERBOARD_SEARCH_EPISODES = 2  # the search agents' episodes of a leaderboard row, by default
+SEARCH_SECONDS_PER_EPISODE = 30.0  # so that the leaderboard's time left weighs a search game as what it is
+# The search on the value agent (search-value) is the search as ``SEARCH`` has it, the value agent's choice standing
+# unless beaten and the heuristic finishing the playouts; a level-up ends its playouts at once, so there the value
+# agent's choice stands.
+VALUE_AGENT = OneCardDungeonValueAgent
+VALUE_JUDGES = ("the level-ups (heal or the next upgrade)", "levels' starts")  # and what the trainer's rows were
+VALUE_ROWS = OneCardDungeonStarts
+AGENT_NOTES = {"search-ppo": "One Card Dungeon's policy only names them",
+               "value": "One Card Dungeon's value of the levels' starts, choosing at each level-up between a heal and "
+                        "the next upgrade"}

@@ -433,3 +433,51 @@ def judged_endings(observations, masks):
         fill_table_fields(observations[row], ends[k], unseen_count, unseen, -1, fields[k])
         ending_won[k] = ends[k][AT_RESULT] == WON
     return fields, np.array(ending_row), np.array(ending_action), ending_won
+
+
+class RoyalAssassinTables:
+    """What the value trainer (``tabletop_gym.benchmarks.training.value``) keeps of a game: a row for every decision, the
+    fields of the table its move left; a random move is any legal one; the outcome is the win. Half of the
+    heuristic's games take a random move at a decision with probability 0.3, half with 0.15 (about 20 minutes on two
+    cores: ``tabletop-gym train royal_assassin --algo value``)."""
+
+    env_id = "Tabletop/RoyalAssassin-v0"
+    field_count = TABLE_FIELD_COUNT
+    settings = {}  # the trainer's settings as they are
+
+    def value_agent(self, network: ValueNetwork):
+        return RoyalAssassinValueAgent("training", network=network)
+
+    def first_row(self, obs):
+        return None
+
+    def random_choices(self, agent, obs, mask):
+        return np.flatnonzero(mask)
+
+    def fill_row(self, obs, action: int, row: np.ndarray) -> bool:
+        fill_after_fields(np.asarray(obs, dtype=np.float32), action, row)
+        return True
+
+    def outcome(self, info: dict) -> float:
+        return float(info["won"])
+
+
+# ---------------------------------------------------------------- the agents built on the heuristic
+
+HEURISTIC = RoyalAssassinHeuristic
+# The search agent (``SearchAgent``'s settings): about a third of a second an episode on one core. The heuristic thinks
+# one card ahead; without that it is much faster and only somewhat weaker, so its playouts go without
+# (``rollout_options``) while the full heuristic's choice stands unless beaten by ``margin``. The quick heuristic
+# chooses for many games at once, so all of a decision's playouts run together on the vector env.
+SEARCH = {"simulations": 256, "margin": 1.5, "rollout_options": {"lookahead": False}}
+LEADERBOARD_SEARCH_EPISODES = 10  # the search agents' episodes of a leaderboard row, by default
+VALUE_AGENT = RoyalAssassinValueAgent
+# The search on the value agent (search-value), the value agent's choice standing unless beaten: the value agent
+# without look-ahead (``rollout_options``) plays each playout on for two choices, and the value then judges where it
+# stopped (its chance of a win from there, ``chances``): less noisy than one game played to its end.
+VALUE_SEARCH = {"max_rollout_steps": 2, "rollout_options": {"lookahead": False}}
+VALUE_JUDGES = ("the tables", "decisions")  # what the value judges, and what the trainer's rows were
+VALUE_ROWS = RoyalAssassinTables
+AGENT_NOTES = {"value": "Royal Assassin's value of the tables, judged one card ahead",
+               "search-value": "Royal Assassin's playouts are the value's without its look-ahead, two choices on, "
+                               "judged by the value where they stop"}

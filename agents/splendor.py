@@ -1,4 +1,5 @@
-"""Splendor's scripted greedy player (``envs/splendor/players.py``) as an agent."""
+"""Splendor's scripted greedy player (``envs/splendor/players.py``) as an agent: the game's heuristic, and the settings
+of the agents built on it."""
 
 from __future__ import annotations
 
@@ -31,3 +32,17 @@ class GreedyAgent:
         if action_mask is None or not np.any(action_mask):
             raise ValueError("no legal action to choose from")
         return greedy_action(np.asarray(observation), np.asarray(action_mask))
+
+
+HEURISTIC = GreedyAgent
+HEURISTIC_NAMES = {"greedy": "Splendor's greedy player (the same as its heuristic)"}
+# The search agent (``SearchAgent``'s settings): about half a second an episode on one core.
+SEARCH = {"simulations": 16}
+# The search agent on the learned policy (search-ppo): some 25 legal actions a decision leave 16 playouts only 2
+# sampled worlds each, too few to overrule a strong policy without adding noise; so the policy (the prior and the
+# playout policy) names the few actions worth searching instead, each searched on 8 worlds.
+LEARNED_SEARCH = {"simulations": 32, "candidates": 4}
+LEADERBOARD_SEARCH_EPISODES = 10  # the search agents' episodes of a leaderboard row, by default
+LEADERBOARD_OPPONENTS = ("random", "greedy")  # the leaderboard plays every agent against each, seats rotated
+AGENT_NOTES = {"heuristic": "Splendor's is the greedy player",
+               "ppo-scratch": "Splendor's by self-play against a league"}

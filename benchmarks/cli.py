@@ -79,7 +79,7 @@ def _opponent(name: str, env_id: str):
 
 
 def cmd_play(args, stdin=None) -> None:
-    """A person plays in the terminal (benchmarks/play.py)."""
+    """A person plays in the terminal (benchmarks/human/play.py)."""
     from .human.play import play
 
     play(args.game, seed=args.seed, stdin=stdin, **_table_options(args, game_id(args.game)))

@@ -1,5 +1,5 @@
 """Learned policies played with numpy (agents/policy.py), the shipped ones (agents/models/), and Splendor's
-self-play trainer (benchmarks/selfplay.py) on tiny budgets with illegal actions raising. No strength is asserted
+self-play trainer (benchmarks/training/selfplay.py) on tiny budgets with illegal actions raising. No strength is asserted
 here: that is measured in benchmarks/ and the README."""
 
 import json

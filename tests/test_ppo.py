@@ -1,4 +1,4 @@
-"""The project's own masked PPO (benchmarks/ppo.py) on tiny budgets: it trains on every game's native vector env
+"""The project's own masked PPO (benchmarks/training/ppo.py) on tiny budgets: it trains on every game's native vector env
 with illegal actions raising (so a mask bug fails loudly), saves a policy that plays through the agent protocol,
 and writes its learning curve. No strength is asserted here: that is measured in benchmarks/."""
 

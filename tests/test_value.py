@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 from helpers import play_legally
 
-from tabletop_gym.agents import VALUE_SEARCH, make_agent
+from tabletop_gym.agents import make_agent
 from tabletop_gym.agents.policy import ValueNetwork
 from tabletop_gym.agents.search import vector_class
-from tabletop_gym.agents.royal_assassin import (SHIPPED_VALUE, TABLE_FIELD_COUNT, TABLE_FIELDS,
+from tabletop_gym.agents.royal_assassin import (SHIPPED_VALUE, TABLE_FIELD_COUNT, TABLE_FIELDS, VALUE_SEARCH,
                                                  RoyalAssassinValueAgent, endings, fill_after_fields,
                                                  fill_table_fields, look_ahead, unseen_by_suit)
 from tabletop_gym.envs.royal_assassin import features, rules

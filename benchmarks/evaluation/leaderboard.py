@@ -1,12 +1,12 @@
 """Every agent on every game: a markdown table and a chart, reproducible from the seed.
 
 The solitaires play the same deals for every agent (episode ``i`` is dealt with ``seed + i``).
-Splendor is a seat-rotated round robin: each agent plays ``episodes`` 2-player games against each
-scripted opponent (random and greedy), taking seat 0 and seat 1 in turn.
+A multi-player game is a seat-rotated round robin: each agent plays ``episodes`` 2-player games against each
+scripted opponent its agent module lists (``LEADERBOARD_OPPONENTS``), taking seat 0 and seat 1 in turn.
 
 The defaults are sized to finish in a few minutes on two cores: 100 episodes a row, and the search agent,
-which takes seconds a game, on the first few deals only (``LEADERBOARD_SEARCH_EPISODES``). A row that cannot be
-played (a ``ppo`` row without a model) stands in the table as skipped, with the reason.
+which takes seconds a game, on the first few deals only (each game's ``LEADERBOARD_SEARCH_EPISODES``). A row that
+cannot be played (a ``ppo`` row without a model) stands in the table as skipped, with the reason.
 
 Each card solitaire has a ``ceiling`` row: the share of its deals that can be won at all, by an exact search with
 the whole deck known (``benchmarks/ceiling/verdicts.py``), read from the verdicts that ship for these seeds; and every
@@ -21,7 +21,8 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from ...agents import VALUE_GAMES, committed_model, make_agent, saved_policy, search_agent
+from ...agents import (NAMED_HEURISTICS, VALUE_GAMES, agent_module, committed_model, games_with, make_agent,
+                      saved_policy, search_agent)
 from ...agents.policy import SCRATCH
 from ...envs import GAMES, game_id, game_name
 from ..ceiling import verdicts as ceiling
@@ -34,19 +35,15 @@ from ..ceiling.solver import UNKNOWN, WON, proves
 AGENT_ORDER = ("random", "heuristic", "search", "ppo-scratch", "ppo", "search-ppo", "value")
 LEARNED = ("ppo", "search-ppo")  # the rows that play a learned policy: the game's shipped one, or --ppo's
 # Agents of some games only: their rows are left out of the others' tables.
-ONLY_ON = {"value": VALUE_GAMES, "greedy": ("splendor",)}
-# What each game's value judges, and what its rows were, for the notes under the table.
-VALUE_JUDGES = {"royal_assassin": ("the tables", "decisions"),
-                "one_card_dungeon": ("the level-ups (heal or the next upgrade)", "levels' starts")}
-SPLENDOR_OPPONENTS = ("random", "greedy")
+ONLY_ON = {"value": VALUE_GAMES, **NAMED_HEURISTICS}
 LEADERBOARD_EPISODES = 100
-# The search agent's episodes per row by default: a One Card Dungeon game takes it about 30 s, the others' 1-4 s.
-LEADERBOARD_SEARCH_EPISODES = {"dungeon_solitaire": 10, "royal_assassin": 10, "dead_center": 10,
-                               "one_card_dungeon": 2, "splendor": 10}
+
+# The search agent's episodes per row by default (a game's agent module says how many: a search game takes seconds).
+LEADERBOARD_SEARCH_EPISODES = games_with("LEADERBOARD_SEARCH_EPISODES")
 # Rough seconds an episode on one core, so that the progress line's time left weighs a search game as what it is.
 SECONDS_PER_EPISODE = {"random": 0.002, "heuristic": 0.05, "ppo-scratch": 0.05, "ppo": 0.05, "value": 0.05,
                        "search": 3.0, "search-ppo": 3.0}
-SEARCH_SECONDS_PER_EPISODE = {"one_card_dungeon": 30.0}
+SEARCH_SECONDS_PER_EPISODE = games_with("SEARCH_SECONDS_PER_EPISODE")  # the games whose search is slower than that
 
 
 @dataclass
@@ -94,7 +91,7 @@ def against_ceiling(result: EvalResult, row: CeilingRow, seed: int) -> tuple[flo
 
 @dataclass
 class Row:
-    """A row to play: a game, an agent (by name), Splendor's opponent, and how many episodes."""
+    """A row to play: a game, an agent (by name), a multi-player game's opponent, and how many episodes."""
 
     game: str
     agent: str
@@ -142,7 +139,7 @@ def plan(episodes: int = LEADERBOARD_EPISODES, games=None, agents=AGENT_ORDER, p
     rows = []
     for game in games:
         for name in agents:
-            opponents = SPLENDOR_OPPONENTS if game == "splendor" else (None,)
+            opponents = getattr(agent_module(game), "LEADERBOARD_OPPONENTS", (None,))
             if name in LEARNED and game not in ppo_models and not _ships_policy(game):
                 rows += [Skipped(game, name, f"no policy ships for it (--ppo {game}=policy.npz)", o)
                          for o in opponents]
@@ -236,7 +233,7 @@ def learned_notes(results: list, ppo_models: dict | None = None) -> list:
         lines.append(f"- {game_id(game).split('/')[-1]}: `{shown}`, {how}.")
     for game in games_of(("value",)):
         record = make_agent("value", game).record
-        judged, rows = VALUE_JUDGES[game]
+        judged, rows = agent_module(game).VALUE_JUDGES
         lines.append(f"- {game_id(game).split('/')[-1]}, value: `agents/models/value/{game}.npz`, a judge of "
                      f"{judged} learned from {record['decisions']:,} {rows} of {2 * record['settings']['games']:,} "
                      f"games (the heuristic's, then its own), seed {record['seed']}.")

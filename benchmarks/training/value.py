@@ -1,22 +1,16 @@
-"""Learn a value of a game's positions from games: Royal Assassin's tables, One Card Dungeon's levels' starts.
+"""Learn a value of a game's positions from games, for the game's value agent.
 
-    tabletop-gym train royal_assassin --algo value      # about 20 minutes on two cores
-    tabletop-gym train one_card_dungeon --algo value    # about 10 minutes on two cores
+    tabletop-gym train <game> --algo value
 
-Each game's value agent plays its heuristic's way, but with a learned judge where the heuristic has a rule of thumb:
-Royal Assassin's (``RoyalAssassinValueAgent`` in ``agents/royal_assassin.py``) judges the tables its one-card
-look-ahead pictures (the chance of winning from a table between two draws); One Card Dungeon's
-(``OneCardDungeonValueAgent`` in ``agents/one_card_dungeon.py``) judges, at each level-up, the next level's start after
-a heal and after the next upgrade (the levels the game will end with, as a share of the twelve). What each game keeps of
-a decision, and which moves are tried at random, is its entry in ``GAME_ROWS`` below. This file learns the judge,
-top to bottom:
+A game's value agent (``VALUE_AGENT`` in its agent module, ``agents/<game>.py``) plays its heuristic's way, but with
+a learned judge where the heuristic has a rule of thumb. What the trainer keeps of a decision, which moves are tried
+at random and how a game's outcome is counted are the game's rows class (``VALUE_ROWS`` in the same module, found in
+``GAME_ROWS`` below), with the ``Settings`` it changes. This file learns the judge, top to bottom:
 
-1. The heuristic plays ``games`` deals with random moves mixed in. Royal Assassin: half of them a random legal move at
-   a decision with probability 0.3, half with 0.15, and every decision keeps the fields of the table its move left.
-   One Card Dungeon: at a level-up, with probability 0.3, a random one of the two choices weighed; the game's start and
-   every level's start keep their fields. Each row also keeps how the game ended (won, or the share of levels
-   cleared). Without the random moves the value would only see the positions the heuristic chose, and could not rank
-   the others.
+1. The heuristic plays ``games`` deals with random moves mixed in: a share of the games with each chance of a random
+   move in ``heuristic_epsilon``, the random move one of the rows class's ``random_choices``. Each row keeps the fields
+   its class fills, and how the game ended (its class's ``outcome``: won, or a share of the game cleared). Without
+   the random moves the value would only see the positions the heuristic chose, and could not rank the others.
 2. An MLP (the fields -> hidden -> hidden -> 1, tanh between, a sigmoid after) is fitted to those games: to the games'
    outcomes first (Monte Carlo), then in rounds to TD(lambda) targets made from its own values of the positions that
    followed, which average out the luck of the cards (or dice) still to come.
@@ -44,13 +38,9 @@ import torch
 from torch import nn
 from tqdm import tqdm
 
-from ...agents import heuristic
-from ...agents.one_card_dungeon import (START_FIELD_COUNT, OneCardDungeonValueAgent, Table, level_up_fields,
-                                       start_fields)
+from ...agents import VALUE_GAMES, agent_module, heuristic
 from ...agents.policy import ValueNetwork, layer_arrays
-from ...agents.royal_assassin import TABLE_FIELD_COUNT, RoyalAssassinValueAgent, fill_after_fields
 from ...envs.core.compiled import compiled
-from ...envs.one_card_dungeon import rules as one_card_dungeon_rules
 from ..evaluation.evaluate import in_workers
 
 TRAINING_DEALS = 40_000_000  # + 1,000,000 x seed: away from the evaluations' deals (from 0, 10,000,000 + seed...)
@@ -72,65 +62,8 @@ class Settings:
     torch_threads: int = 2
 
 
-class RoyalAssassinTables:
-    """Royal Assassin: a row for every decision, the fields of the table its move left; a random move is any legal
-    one; the outcome is the win."""
-
-    env_id = "Tabletop/RoyalAssassin-v0"
-    field_count = TABLE_FIELD_COUNT
-    settings = Settings()
-
-    def value_agent(self, network: ValueNetwork):
-        return RoyalAssassinValueAgent("training", network=network)
-
-    def first_row(self, obs):
-        return None
-
-    def random_choices(self, agent, obs, mask):
-        return np.flatnonzero(mask)
-
-    def fill_row(self, obs, action: int, row: np.ndarray) -> bool:
-        fill_after_fields(np.asarray(obs, dtype=np.float32), action, row)
-        return True
-
-    def outcome(self, info: dict) -> float:
-        return float(info["won"])
-
-
-class OneCardDungeonStarts:
-    """One Card Dungeon: a row for the game's start and for each level-up, the fields of the level's start it leads
-    to; a random move is one of the two choices the value agent weighs at a level-up (the next upgrade or a heal),
-    and the turns are always the heuristic's; the outcome is the share of the twelve levels cleared."""
-
-    env_id = "Tabletop/OneCardDungeon-v0"
-    field_count = START_FIELD_COUNT
-    # A level's start has 17 fields and a game some ten of them: a small network, fitted longer on smaller batches.
-    settings = Settings(games=6_000, heuristic_epsilon=(0.3,), own_epsilon=0.3, hidden=64, outcome_epochs=20,
-                        td_epochs=5, batch_size=256)
-
-    def value_agent(self, network: ValueNetwork):
-        return OneCardDungeonValueAgent("training", network=network)
-
-    def first_row(self, obs):
-        t = Table(obs)
-        return start_fields(t.level, t.health, t.skills())
-
-    def random_choices(self, agent, obs, mask):
-        t = Table(obs)
-        return agent.level_up_choices(t, mask) if t.phase == one_card_dungeon_rules.LEVEL_UP else []
-
-    def fill_row(self, obs, action: int, row: np.ndarray) -> bool:
-        t = Table(obs)
-        if t.phase != one_card_dungeon_rules.LEVEL_UP:
-            return False
-        row[:] = level_up_fields(t, action)
-        return True
-
-    def outcome(self, info: dict) -> float:
-        return float(info["score"]) / one_card_dungeon_rules.NUM_LEVELS
-
-
-GAME_ROWS = {"royal_assassin": RoyalAssassinTables(), "one_card_dungeon": OneCardDungeonStarts()}
+# Each value game's rows class (its agent module's ``VALUE_ROWS``): what the trainer keeps of its games.
+GAME_ROWS = {game: agent_module(game).VALUE_ROWS() for game in VALUE_GAMES}
 
 
 # ---------------------------------------------------------------- 1. games
@@ -289,18 +222,18 @@ def value_arrays(net: nn.Sequential, record: dict) -> dict:
 
 # ---------------------------------------------------------------- the run
 
-def learn(game: str = "royal_assassin", games: int | None = None, seed: int = 0, out: str | Path = "runs/value",
+def learn(game: str, games: int | None = None, seed: int = 0, out: str | Path = "runs/value",
           workers: int = 1, progress: bool = True, changes: dict | None = None) -> dict:
     """The whole recipe (the module's docstring) for ``game`` (a key of ``GAME_ROWS``), with its ``Settings``
     but ``changes`` (and ``games``, when given); writes ``value.npz`` (its record holds each fit's validation
     losses) and ``learning_curve.csv`` (the training games: win rate and mean score of the last 100, every 1,000
     games, against the rows kept, as the PPO trainer's against its steps) under ``out``.
-    Returns the model's path, the rows learned from (``decisions``: for Royal Assassin every decision), the
+    Returns the model's path, the rows learned from (``decisions``: the rows its ``GAME_ROWS`` entry keeps), the
     settings, the seconds and the curve's (step, win rate) points."""
     if game not in GAME_ROWS:
         raise ValueError(f"the value trainer learns {' and '.join(GAME_ROWS)}, not {game}")
     spec = GAME_ROWS[game]
-    settings = replace(spec.settings, **(changes or {}))
+    settings = Settings(**{**spec.settings, **(changes or {})})
     if games is not None:
         settings = replace(settings, games=games)
     if settings.games < len(settings.heuristic_epsilon):
