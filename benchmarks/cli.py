@@ -13,7 +13,6 @@ from ..envs import GAMES, game_id
 from .evaluation.evaluate import BACKENDS
 from .evaluation.leaderboard import AGENT_ORDER, LEADERBOARD_EPISODES, LEADERBOARD_SEARCH_EPISODES
 from .human.replay import LONGEST_REPLAY_SECONDS
-from .training.train import ALGOS
 
 
 # The optional extras, by the modules they bring (pyproject.toml's optional-dependencies).
@@ -142,39 +141,72 @@ def cmd_leaderboard(args) -> None:
                 progress=not args.quiet, search_episodes=args.search_episodes, **_backend(args))
 
 
-def cmd_train(args) -> None:
-    from .training.train import train
+# The trainers of ``tabletop-gym train``, a file each in benchmarks/training/, and the flags that choose them.
+TRAINERS = {"ppo": "the project's masked PPO", "clone": "behaviour cloning, then PPO (--start)",
+            "selfplay": "self-play (--self-play)", "sb3": "sb3-contrib's MaskablePPO (--algo sb3)",
+            "value": "the value trainer (--algo value)", "rllib": "RLlib's PPO (--backend rllib)"}
+ALGOS = ("ppo", "sb3", "value")  # --algo's choices; --start and --self-play go with ppo, --backend rllib with none
 
-    require("rl", "torch", "matplotlib", *(["sb3_contrib"] if args.algo == "sb3" else []))
-    algo = args.algo
+
+def trainer_of(args) -> str:
+    """The trainer the flags ask for."""
     if args.backend == "rllib":
-        require("ray", "ray")
         if args.algo != "ppo":
             raise ValueError("--backend rllib trains RLlib's PPO: leave --algo out")
-        algo = "rllib"
-    elif args.runners is not None or args.address is not None:
+        return "rllib"
+    if args.runners is not None or args.address is not None:
         raise ValueError("--runners and --address are RLlib's: they go with --backend rllib")
+    if args.algo != "ppo":
+        return args.algo
+    return "selfplay" if args.self_play else "clone" if args.start is not None else "ppo"
+
+
+def trainer_options(args, env_kwargs: dict) -> tuple[dict, dict]:
+    """The options the flags give, by the trainers' parameter names (a flag left at its default gives none), and
+    the flags behind each."""
+    table = [flag for flag in ("--opponent", "--players", "--seat", "--reward", "--observation")
+             if getattr(args, flag[2:], None) is not None]
+    settings = {key: value for key, value in (("learning_rate", args.learning_rate), ("ent_coef", args.ent_coef),
+                                              ("teacher_coef", args.teacher_coef),
+                                              ("teacher_decay", args.teacher_decay)) if value is not None}
+    given = {"timesteps": (args.timesteps, "--timesteps"), "games": (args.games, "--games"),
+             "n_envs": (args.envs, "--envs"), "start": (args.start, "--start"),
+             "start_episodes": (args.start_episodes if args.start is not None else None, "--start-episodes"),
+             "teacher": (args.teacher, "--teacher"), "runners": (args.runners, "--runners"),
+             "address": (args.address, "--address"), "vector": (False if args.single_envs else None, "--single-envs"),
+             "read_plain": (False if args.skip_plain else None, "--skip-plain"),
+             "settings": (settings or None, ", ".join(f"--{key.replace('_', '-')}" for key in settings)),
+             "env_kwargs": (env_kwargs or None, ", ".join(table)),
+             "self_play": (True if args.self_play and args.backend == "rllib" else None, "--self-play")}
+    options = {key: value for key, (value, _) in given.items() if value is not None}
+    return options, {key: given[key][1] for key in options}
+
+
+def cmd_train(args) -> None:
+    import inspect
+    from importlib import import_module
+
+    require("rl", "torch", "matplotlib", *(["sb3_contrib"] if args.algo == "sb3" else []))
+    trainer = trainer_of(args)
+    if trainer == "rllib":
+        require("ray", "ray")
+    if trainer == "value" and args.timesteps is not None:
+        raise ValueError("--timesteps is PPO's budget: the value trainer's is --games")
+    if trainer != "value" and args.games is not None:
+        raise ValueError("--games is the value trainer's budget (--algo value): PPO's is --timesteps")
     env_kwargs = _table_options(args, game_id(args.game))
     if args.reward is not None:
         env_kwargs["reward"] = args.reward
     if args.observation is not None:
         env_kwargs["observation"] = args.observation
-    if algo == "value" and args.timesteps is not None:
-        raise ValueError("--timesteps is PPO's budget: the value trainer's is --games")
-    if algo != "value" and args.games is not None:
-        raise ValueError("--games is the value trainer's budget (--algo value): PPO's is --timesteps")
-    timesteps = 100_000 if args.timesteps is None else args.timesteps
-    result = train(args.game, timesteps=timesteps, seed=args.seed, n_envs=args.envs, out=args.out,
-                   eval_episodes=args.eval_episodes, workers=args.workers, progress=not args.quiet,
-                   env_kwargs=env_kwargs, vector=not args.single_envs, algo=algo, start=args.start,
-                   start_episodes=args.start_episodes, self_play=args.self_play, teacher=args.teacher,
-                   ppo_settings={key: value for key, value in (("learning_rate", args.learning_rate),
-                                                               ("ent_coef", args.ent_coef),
-                                                               ("teacher_coef", args.teacher_coef),
-                                                               ("teacher_decay", args.teacher_decay))
-                                 if value is not None},
-                   runners=2 if args.runners is None else args.runners, address=args.address,
-                   read_plain=not args.skip_plain, games=args.games)
+    train = import_module(f".training.{trainer}", __package__).train
+    options, flags = trainer_options(args, env_kwargs)
+    refused = [flags[key] for key in options if key not in inspect.signature(train).parameters]
+    if refused:
+        raise ValueError(f"{', '.join(refused)}: not an option of {TRAINERS[trainer]}")
+    result = train(args.game, seed=args.seed, out=args.out, eval_episodes=args.eval_episodes, workers=args.workers,
+                   progress=not args.quiet, **options)
+    algo = result.hyperparameters["algo"]
     settings = result.hyperparameters
     envs, steps = settings.get("num_envs", settings.get("n_envs")), settings.get("num_steps", settings.get("n_steps"))
     if algo == "value":
@@ -322,7 +354,7 @@ def build_parser() -> argparse.ArgumentParser:
                           help="--backend rllib: remote env runners, each of --envs games (default 2)")
     training.add_argument("--address", default=None,
                           help="--backend rllib: the Ray cluster to connect to (default: a new local Ray instance)")
-    training.add_argument("--algo", choices=[a for a in ALGOS if a != "rllib"], default="ppo",
+    training.add_argument("--algo", choices=ALGOS, default="ppo",
                           help="ppo: the project's own masked PPO on the native vector env; sb3: sb3-contrib's "
                                "MaskablePPO; value (royal_assassin, one_card_dungeon): a learned value the game's "
                                "value agent plays: of the tables, one card ahead; of the levels' starts, at each "

@@ -18,7 +18,7 @@ from tabletop_gym.agents.policy import MODELS
 from tabletop_gym.benchmarks import cli
 from tabletop_gym.benchmarks.evaluation import leaderboard
 from tabletop_gym.benchmarks.human import replay
-from tabletop_gym.benchmarks.training.train import minibatch_size, rollout_length
+from tabletop_gym.benchmarks.training.sb3 import minibatch_size, rollout_length
 
 evaluate_module = import_module("tabletop_gym.benchmarks.evaluation.evaluate")  # the package exports the function by the same name
 

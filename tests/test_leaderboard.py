@@ -10,7 +10,8 @@ from tabletop_gym import envs
 from tabletop_gym.agents import make_agent
 from tabletop_gym.benchmarks import cli
 from tabletop_gym.benchmarks.evaluation import leaderboard
-from tabletop_gym.benchmarks.training.train import learning_curve, train
+from tabletop_gym.benchmarks.training import ppo, sb3
+from tabletop_gym.benchmarks.training.sb3 import learning_curve
 
 from helpers import play_steps
 
@@ -57,8 +58,9 @@ def test_learning_curve_windows():
 
 @pytest.mark.parametrize("algo, model", [("ppo", "model.pt"), ("sb3", "model.zip")])
 def test_train_saves_a_model_a_curve_and_an_evaluation(tmp_path, algo, model):
-    result = train("dungeon_solitaire", timesteps=512, n_envs=2, out=str(tmp_path), eval_episodes=10, workers=1,
-                   progress=False, algo=algo)
+    trainer = {"ppo": ppo, "sb3": sb3}[algo]
+    result = trainer.train("dungeon_solitaire", timesteps=512, n_envs=2, out=str(tmp_path), eval_episodes=10,
+                           workers=1, progress=False)
     assert (tmp_path / model).exists() and (tmp_path / "learning_curve.png").exists()
     record = json.loads((tmp_path / "result.json").read_text())
     assert record["evaluation"]["episodes"] == 10 and record["timesteps"] == 512
@@ -87,21 +89,21 @@ def test_cli_train_passes_the_reward_choice_to_the_env(tmp_path):
 
 
 def test_train_on_the_native_vector_env(tmp_path, monkeypatch):
-    result = train("dungeon_solitaire", timesteps=512, n_envs=8, out=str(tmp_path), eval_episodes=4, workers=1,
-                   progress=False, algo="sb3")
+    result = sb3.train("dungeon_solitaire", timesteps=512, n_envs=8, out=str(tmp_path), eval_episodes=4, workers=1,
+                       progress=False)
     assert (tmp_path / "model.zip").exists() and result.curve and result.evaluation["episodes"] == 4
     # The fast configuration: short rollouts, large minibatches, 4 epochs (SB3's own defaults with vector=False).
     assert result.hyperparameters == {"algo": "sb3", "n_envs": 8, "n_steps": 64, "n_epochs": 4, "batch_size": 512}
-    single = train("dungeon_solitaire", timesteps=512, out=str(tmp_path / "single"), eval_episodes=2, workers=1,
-                   progress=False, algo="sb3", vector=False)
+    single = sb3.train("dungeon_solitaire", timesteps=512, out=str(tmp_path / "single"), eval_episodes=2, workers=1,
+                       progress=False, vector=False)
     assert single.hyperparameters == {"algo": "sb3", "n_envs": 4, "n_steps": 128, "n_epochs": 10, "batch_size": 64}
     # Every game has a native vector env now; one added without it gets a clear error.
     without = {name: entry for name, entry in envs.VECTOR_ENTRY_POINTS.items() if name != "royal_assassin"}
     monkeypatch.setattr(envs, "VECTOR_ENTRY_POINTS", without)
     with pytest.raises(ValueError, match="RoyalAssassin-v0 has no native vector env"):
-        train("royal_assassin", timesteps=64, n_envs=2, out=str(tmp_path / "s"), vector=True, algo="sb3")
+        sb3.train("royal_assassin", timesteps=64, n_envs=2, out=str(tmp_path / "s"), vector=True)
     with pytest.raises(ValueError, match="RoyalAssassin-v0 has no native vector env"):
-        train("royal_assassin", timesteps=64, n_envs=2, out=str(tmp_path / "p"))
+        ppo.train("royal_assassin", timesteps=64, n_envs=2, out=str(tmp_path / "p"))
 
 
 def test_the_learned_rows_say_how_each_policy_learned(tmp_path):

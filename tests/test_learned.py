@@ -236,22 +236,22 @@ def test_self_play_trains_a_tiny_budget_and_the_policy_plays_splendor(tmp_path):
 
 
 def test_train_self_play_evaluates_against_greedy_and_random(tmp_path):
-    from tabletop_gym.benchmarks.training.train import train
+    from tabletop_gym.benchmarks.training.selfplay import train
 
     result = train("splendor", timesteps=256, n_envs=4, out=str(tmp_path), eval_episodes=2, workers=1,
-                   progress=False, self_play=True)
+                   progress=False)
     assert result.evaluation["opponent"] == "greedy" and result.other_evaluations["random"]["episodes"] == 2
-    with pytest.raises(ValueError, match="self_play trains Splendor"):
-        train("dead_center", timesteps=64, self_play=True, out=str(tmp_path / "x"))
+    with pytest.raises(ValueError, match="self-play needs a game of several players"):
+        train("dead_center", timesteps=64, out=str(tmp_path / "x"))
     with pytest.raises(ValueError, match="self_play takes the option num_players only"):
-        train("splendor", timesteps=64, self_play=True, env_kwargs={"opponent": "random"}, out=str(tmp_path / "y"))
+        train("splendor", timesteps=64, env_kwargs={"opponent": "random"}, out=str(tmp_path / "y"))
 
 
 def test_train_against_an_opponent_seats_the_learner_at_random_and_evaluates_every_seat(tmp_path):
-    from tabletop_gym.benchmarks.training.train import train
+    from tabletop_gym.benchmarks.training.clone import train
 
-    result = train("splendor", timesteps=256, n_envs=8, out=str(tmp_path), eval_episodes=4, workers=1,
-                   progress=False, start="greedy", start_episodes=4, env_kwargs={"opponent": "random"})
+    result = train("splendor", "greedy", start_episodes=4, timesteps=256, n_envs=8, out=str(tmp_path),
+                   eval_episodes=4, workers=1, progress=False, env_kwargs={"opponent": "random"})
     assert result.env_kwargs == {"opponent": "random", "seat": "random"}
     assert result.evaluation["opponent"] == "random" and len(result.evaluation["seat_win_rates"]) == 2
     assert list(result.other_evaluations) == ["greedy"] and result.other_evaluations["greedy"]["episodes"] == 4
@@ -260,12 +260,12 @@ def test_train_against_an_opponent_seats_the_learner_at_random_and_evaluates_eve
     against_greedy = 100 * result.other_evaluations["greedy"]["win_rate"]
     assert f"; {against_greedy:.1f}% against greedy over 4 |" in curves.markdown([curves.read_run(tmp_path)])
     with pytest.raises(ValueError, match="train seats the learner at random"):
-        train("splendor", timesteps=64, env_kwargs={"seat": 1}, out=str(tmp_path / "x"))
+        train("splendor", "greedy", timesteps=64, env_kwargs={"seat": 1}, out=str(tmp_path / "x"))
 
 
 def test_curves_draw_the_mean_and_spread_of_runs_by_game(tmp_path, capsys):
     from tabletop_gym.benchmarks.training import curves
-    from tabletop_gym.benchmarks.training.train import train
+    from tabletop_gym.benchmarks.training.ppo import train
 
     folders = []
     for seed in (0, 1):

@@ -135,7 +135,8 @@ def test_kickstarting_teaches_the_teachers_moves_on_the_policys_own_positions(tm
 def test_a_heuristic_kickstarts_a_game_with_illegal_actions_raising(tmp_path):
     import json
 
-    from tabletop_gym.benchmarks.training.train import train
+    from tabletop_gym.benchmarks import cli
+    from tabletop_gym.benchmarks.training.ppo import train
 
     # Royal Assassin's heuristic chooses one game at a time and cannot read a finished game's row.
     train("royal_assassin", timesteps=256, n_envs=4, out=str(tmp_path), eval_episodes=2, workers=1, progress=False,
@@ -143,9 +144,11 @@ def test_a_heuristic_kickstarts_a_game_with_illegal_actions_raising(tmp_path):
     record = json.loads((tmp_path / "result.json").read_text())["hyperparameters"]
     assert record["teacher"] == "heuristic" and record["teacher_coef"] == 1.0 and record["teacher_decay"] == 0.5
     with pytest.raises(ValueError, match="teacher_coef and teacher_decay go with a teacher"):
-        train("royal_assassin", timesteps=64, out=str(tmp_path / "x"), ppo_settings={"teacher_coef": 1.0})
-    with pytest.raises(ValueError, match="teacher .kickstarting. goes with the project's own PPO"):
-        train("royal_assassin", timesteps=64, algo="sb3", teacher="heuristic", out=str(tmp_path / "y"))
+        train("royal_assassin", timesteps=64, out=str(tmp_path / "x"), settings={"teacher_coef": 1.0})
+    # Kickstarting is the project's own PPO's: another trainer refuses the flag before anything is written.
+    assert cli.main(["train", "royal_assassin", "--algo", "sb3", "--teacher", "heuristic", "--timesteps", "64",
+                     "--out", str(tmp_path / "y")]) == 2
+    assert not (tmp_path / "y").exists()
 
 
 def test_masked_policy_never_picks_an_illegal_action():
@@ -203,27 +206,29 @@ def test_the_teachers_games_shared_among_workers_are_the_same_decisions():
         assert np.array_equal(alone[key], shared[key]), key
 
 
-def test_train_can_start_from_a_cloned_heuristic(tmp_path):
+def test_train_can_start_from_a_cloned_heuristic(tmp_path, capsys):
     import json
 
-    from tabletop_gym.benchmarks.training.train import train
+    from tabletop_gym.benchmarks import cli
+    from tabletop_gym.benchmarks.training.clone import train
 
-    train("dead_center", timesteps=256, n_envs=4, out=str(tmp_path), eval_episodes=2, workers=1, progress=False,
-          start="heuristic", start_episodes=3)
+    train("dead_center", "heuristic", start_episodes=3, timesteps=256, n_envs=4, out=str(tmp_path), eval_episodes=2,
+          workers=1, progress=False)
     record = json.loads((tmp_path / "result.json").read_text())["hyperparameters"]
     assert record["start"] == "heuristic" and record["start_episodes"] == 3 and 0 < record["cloned_agreement"] <= 1
-    with pytest.raises(ValueError, match="goes with the project's own PPO"):
-        train("dead_center", timesteps=64, algo="sb3", start="heuristic", out=str(tmp_path / "x"))
+    assert cli.main(["train", "dead_center", "--algo", "sb3", "--start", "heuristic", "--timesteps", "64",
+                     "--out", str(tmp_path / "x")]) == 2
+    assert "--start" in capsys.readouterr().err and not (tmp_path / "x").exists()
 
 
 def test_a_run_from_a_cloned_start_is_reproduced_by_its_seed(tmp_path):
     """The documented commands are reproducible: the clone's first weights come from the seed too, not from
     whatever torch's generator held before."""
-    from tabletop_gym.benchmarks.training.train import train
+    from tabletop_gym.benchmarks.training.clone import train
 
     def weights(folder, seed):
-        train("royal_assassin", timesteps=256, n_envs=4, out=str(tmp_path / folder), eval_episodes=2, workers=1,
-              progress=False, start="heuristic", start_episodes=3, seed=seed, env_kwargs={"observation": "actions"})
+        train("royal_assassin", "heuristic", start_episodes=3, timesteps=256, n_envs=4, out=str(tmp_path / folder),
+              eval_episodes=2, workers=1, progress=False, seed=seed, env_kwargs={"observation": "actions"})
         return load_policy(tmp_path / folder / "model.pt")[0].state_dict()
 
     first, again, other = weights("a", 3), weights("b", 3), weights("c", 4)
@@ -236,11 +241,11 @@ def test_train_can_start_from_the_search_on_a_saved_policy(tmp_path):
     import json
 
     from tabletop_gym.agents import committed_model
-    from tabletop_gym.benchmarks.training.train import train
+    from tabletop_gym.benchmarks.training.clone import train
 
     teacher = f"search-ppo:{committed_model('dungeon_solitaire')}"
-    train("dungeon_solitaire", timesteps=256, n_envs=4, out=str(tmp_path), eval_episodes=2, workers=1,
-          progress=False, start=teacher, start_episodes=3, env_kwargs={"illegal_action": "raise"})
+    train("dungeon_solitaire", teacher, start_episodes=3, timesteps=256, n_envs=4, out=str(tmp_path),
+          eval_episodes=2, workers=1, progress=False, env_kwargs={"illegal_action": "raise"})
     record = json.loads((tmp_path / "result.json").read_text())["hyperparameters"]
     assert record["start"] == teacher and 0 < record["cloned_agreement"] <= 1
 
@@ -250,15 +255,16 @@ def test_train_scores_each_action_on_the_actions_observation(game, tmp_path):
     import json
 
     from tabletop_gym.agents.policy import export_policy
-    from tabletop_gym.benchmarks.training.train import SUMMARY_HIDDEN, train
+    from tabletop_gym.benchmarks.training import ppo
+    from tabletop_gym.benchmarks.training.clone import train
 
     env_id = GAMES[game][0]
-    train(game, timesteps=256, n_envs=4, out=str(tmp_path), eval_episodes=2, workers=1, progress=False,
-          start="heuristic", start_episodes=2, env_kwargs={"observation": "actions", "illegal_action": "raise"})
+    train(game, "heuristic", start_episodes=2, timesteps=256, n_envs=4, out=str(tmp_path), eval_episodes=2,
+          workers=1, progress=False, env_kwargs={"observation": "actions", "illegal_action": "raise"})
     record = json.loads((tmp_path / "result.json").read_text())
     fields = gym.make(env_id).unwrapped.features.ACTION_FIELD_COUNT
     assert record["hyperparameters"]["action_fields"] == fields and record["timesteps"] == 256
-    assert record["hyperparameters"]["hidden"] == list(SUMMARY_HIDDEN)
+    assert record["hyperparameters"]["hidden"] == list(ppo.SUMMARY_HIDDEN)
     policy, saved = load_policy(record["model_path"])
     assert policy.action_fields == fields and saved["env_kwargs"]["observation"] == "actions"
     agent = make_agent(f"ppo:{record['model_path']}", game)
@@ -266,18 +272,20 @@ def test_train_scores_each_action_on_the_actions_observation(game, tmp_path):
     exported = export_policy(policy, tmp_path / "policy.npz", saved)  # the numpy export plays the plain env too
     play_steps(gym.make(env_id, illegal_action="raise"), make_agent(f"ppo:{exported}", game), 60, seed=4)
     with pytest.raises(ValueError, match=r"DungeonSolitaire-v0 has no observation='actions': its observations are"):
-        train("dungeon_solitaire", timesteps=64, out=str(tmp_path / "x"), env_kwargs={"observation": "actions"})
+        ppo.train("dungeon_solitaire", timesteps=64, out=str(tmp_path / "x"), env_kwargs={"observation": "actions"})
 
 
-def test_train_on_the_features_alone_skips_the_plain_observation(tmp_path):
+def test_train_on_the_features_alone_skips_the_plain_observation(tmp_path, capsys):
     import json
 
-    from tabletop_gym.benchmarks.training.train import train
+    from tabletop_gym.benchmarks import cli
+    from tabletop_gym.benchmarks.training import ppo
+    from tabletop_gym.benchmarks.training.clone import train
 
     env_id = GAMES["royal_assassin"][0]
     plain_size = gym.make(env_id).observation_space.shape[0]
-    train("royal_assassin", timesteps=256, n_envs=4, out=str(tmp_path), eval_episodes=2, workers=1, progress=False,
-          start="heuristic", start_episodes=2, read_plain=False,
+    train("royal_assassin", "heuristic", start_episodes=2, timesteps=256, n_envs=4, out=str(tmp_path),
+          eval_episodes=2, workers=1, progress=False, read_plain=False,
           env_kwargs={"observation": "actions", "illegal_action": "raise"})
     record = json.loads((tmp_path / "result.json").read_text())
     assert record["hyperparameters"]["read_from"] == plain_size
@@ -288,7 +296,8 @@ def test_train_on_the_features_alone_skips_the_plain_observation(tmp_path):
 
     table = curves.markdown([curves.read_run(tmp_path)])
     assert "| observation=actions, illegal_action=raise, plain skipped |" in table
-    for options, algo in (({}, "ppo"), ({"observation": "features"}, "sb3")):
-        with pytest.raises(ValueError, match="read_plain=False goes with the project's own PPO"):
-            train("royal_assassin", timesteps=64, out=str(tmp_path / "x"), env_kwargs=options, algo=algo,
-                  read_plain=False)
+    with pytest.raises(ValueError, match="read_plain=False goes with the project's own PPO"):
+        ppo.train("royal_assassin", timesteps=64, out=str(tmp_path / "x"), read_plain=False)
+    assert cli.main(["train", "royal_assassin", "--algo", "sb3", "--observation", "features", "--skip-plain",
+                     "--timesteps", "64", "--out", str(tmp_path / "x")]) == 2
+    assert "--skip-plain" in capsys.readouterr().err and not (tmp_path / "x").exists()

@@ -102,11 +102,11 @@ def test_the_command_line_evaluates_and_ranks_on_ray(tmp_path, capsys):
 def trained(tmp_path_factory):
     """One RLlib PPO iteration of a few hundred steps on Dead Center's native vector env, sampled by 2 remote env
     runners, every action through the mask (``illegal_action="raise"`` fails loudly on a mask bug)."""
-    from tabletop_gym.benchmarks.training.train import train
+    from tabletop_gym.benchmarks.training.rllib import train
 
     out = tmp_path_factory.mktemp("rllib")
     result = train("dead_center", timesteps=300, seed=0, n_envs=4, out=str(out), eval_episodes=12, workers=1,
-                   progress=False, env_kwargs={"illegal_action": "raise"}, algo="rllib", runners=2)
+                   progress=False, env_kwargs={"illegal_action": "raise"}, runners=2)
     return out, result
 
 
@@ -156,10 +156,10 @@ def test_rllib_options_are_refused_without_the_rllib_backend(capsys):
 def test_splendor_self_play_trains_the_learner_against_its_snapshots(tmp_path):
     """One self-play iteration on Splendor's AEC env (as RLlib's PettingZooEnv), 3 seats, 2 remote env runners;
     the learner's checkpoint plays the single-agent view through the agent protocol."""
-    from tabletop_gym.benchmarks.training.train import train
+    from tabletop_gym.benchmarks.training.rllib import train
 
     result = train("splendor", timesteps=400, seed=0, out=str(tmp_path), eval_episodes=6, workers=1, progress=False,
-                   algo="rllib", runners=2, self_play=True, env_kwargs={"num_players": 3})
+                   runners=2, self_play=True, env_kwargs={"num_players": 3})
     assert result.timesteps >= 400 and result.hyperparameters["self_play"] is True
     assert result.evaluation["opponent"] == "greedy" and result.evaluation["players"] == 3
     assert set(result.other_evaluations) == {"random"}
@@ -205,9 +205,9 @@ def test_the_masked_aec_env_gives_rllib_its_keys():
 def test_every_game_trains_on_rllib(game, tmp_path):
     """The other games, single-agent (Splendor's view against its greedy player, the seat drawn per game), a tiny
     budget each, every action through the mask."""
-    from tabletop_gym.benchmarks.training.train import train
+    from tabletop_gym.benchmarks.training.rllib import train
 
     result = train(game, timesteps=128, seed=1, n_envs=4, out=str(tmp_path), eval_episodes=2, workers=1,
-                   progress=False, env_kwargs={"illegal_action": "raise"}, algo="rllib", runners=1)
+                   progress=False, env_kwargs={"illegal_action": "raise"}, runners=1)
     assert result.timesteps >= 128 and (tmp_path / "checkpoint" / "observation_scale.npy").exists()
     assert result.evaluation["episodes"] == 2

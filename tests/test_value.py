@@ -283,10 +283,10 @@ def test_the_games_are_the_same_however_many_workers_play_them():
 
 def test_train_value_runs_a_tiny_budget_end_to_end(tmp_path):
     pytest.importorskip("matplotlib")
-    from tabletop_gym.benchmarks.training.train import train
+    from tabletop_gym.benchmarks.training.value import train
 
     tiny = {"hidden": 8, "outcome_epochs": 1, "td_rounds": 2, "td_epochs": 1}
-    result = train("royal_assassin", algo="value", games=6, seed=1, out=str(tmp_path), eval_episodes=4, workers=1,
+    result = train("royal_assassin", games=6, seed=1, out=str(tmp_path), eval_episodes=4, workers=1,
                    progress=False, value_settings=tiny)
     saved = json.loads((tmp_path / "result.json").read_text())
     assert saved["hyperparameters"]["algo"] == "value" and saved["hyperparameters"]["games"] == 6
@@ -304,19 +304,20 @@ def test_train_value_runs_a_tiny_budget_end_to_end(tmp_path):
     assert info["action_mask"][agent.act(obs, info["action_mask"])]
 
 
-def test_train_value_refuses_other_games_and_options(tmp_path):
-    from tabletop_gym.benchmarks.training.train import train
+def test_train_value_refuses_other_games_and_options(tmp_path, capsys):
+    from tabletop_gym.benchmarks import cli
+    from tabletop_gym.benchmarks.training.value import train
 
-    with pytest.raises(ValueError, match="Royal Assassin's tables and One Card Dungeon's levels' starts"):
-        train("dead_center", algo="value", games=2, out=str(tmp_path))
-    with pytest.raises(ValueError, match="no env options"):
-        train("royal_assassin", algo="value", games=2, out=str(tmp_path), env_kwargs={"observation": "features"})
-    with pytest.raises(ValueError, match="algo='value'"):
-        train("royal_assassin", games=2, out=str(tmp_path))
+    with pytest.raises(ValueError, match="the value trainer learns the values of royal_assassin and one_card_dungeon"):
+        train("dead_center", games=2, out=str(tmp_path))
+    # The value agent plays the plain env: the trainer takes no env options.
+    assert cli.main(["train", "royal_assassin", "--algo", "value", "--games", "2", "--observation", "features",
+                     "--out", str(tmp_path)]) == 2
+    assert "--observation" in capsys.readouterr().err
     with pytest.raises(ValueError, match="seed is 0 to 9"):
-        train("royal_assassin", algo="value", games=2, seed=10, out=str(tmp_path))
+        train("royal_assassin", games=2, seed=10, out=str(tmp_path))
     with pytest.raises(ValueError, match="games must be at least 2"):
-        train("royal_assassin", algo="value", games=1, out=str(tmp_path))
+        train("royal_assassin", games=1, out=str(tmp_path))
     assert not any(tmp_path.iterdir())
 
 
@@ -357,10 +358,10 @@ def test_one_card_dungeons_rows_are_the_games_start_and_each_levels_start_with_t
 def test_train_value_runs_a_tiny_budget_on_one_card_dungeon(tmp_path):
     pytest.importorskip("matplotlib")
     from tabletop_gym.agents.one_card_dungeon import OneCardDungeonValueAgent
-    from tabletop_gym.benchmarks.training.train import train
+    from tabletop_gym.benchmarks.training.value import train
 
     tiny = {"hidden": 8, "outcome_epochs": 1, "td_rounds": 1, "td_epochs": 1}
-    result = train("one_card_dungeon", algo="value", games=3, seed=2, out=str(tmp_path), eval_episodes=2,
+    result = train("one_card_dungeon", games=3, seed=2, out=str(tmp_path), eval_episodes=2,
                    workers=1, progress=False, value_settings=tiny)
     agent = make_agent(f"value:{tmp_path / 'value.npz'}", "one_card_dungeon")
     assert isinstance(agent, OneCardDungeonValueAgent)

@@ -1,2 +1,5 @@
-"""Learning a policy or a value: the masked PPO (``ppo.py``), behaviour cloning, the value trainer, self-play,
-Stable-Baselines3 and RLlib; ``train.py`` runs one and writes its run folder."""
+"""Learning a policy or a value, a file each, read top to bottom, each with its own ``train()`` (what
+``tabletop-gym train`` runs): ``ppo`` (the project's masked PPO), ``clone`` (behaviour cloning, then PPO),
+``selfplay`` (a game of several players against a league of the learner's snapshots), ``sb3`` (sb3-contrib's
+MaskablePPO), ``value`` (a learned value for a game's value agent), ``rllib`` (RLlib's PPO). They share ``run.py``
+alone: the run's folder, the final evaluation, the learning curve and the record. ``curves`` draws several runs."""

@@ -10,6 +10,8 @@ that reinforcement learning starts from the teacher's play instead of from a uni
 
 from __future__ import annotations
 
+import os
+import time
 from functools import partial
 
 import gymnasium as gym
@@ -18,9 +20,15 @@ import torch
 from torch import nn
 from tqdm import tqdm
 
+from ...agents import make_agent
 from ...agents.network import MaskedPolicy
+from ...envs import game_id
 from ...envs.core.env import observation_size, with_features
 from ..evaluation.evaluate import in_workers
+from . import ppo
+from .run import TrainResult, training_options
+
+TEACHER_SEEDS = 20_000_000  # + the run's seed: the teacher's first deal, away from the evaluation's
 
 
 def collect(env_id: str, teacher, episodes: int, seed: int = 0, gamma: float = 0.99, env_kwargs: dict | None = None,
@@ -151,3 +159,42 @@ def fit(policy: MaskedPolicy, data: dict, epochs: int = 10, minibatch_size: int 
                               == actions[i:i + 8192]).sum()) for i in range(0, len(actions), 8192))
             agreement.append(agreed / len(actions))
     return agreement
+
+
+# ---------------------------------------------------------------- the run: tabletop-gym train <game> --start AGENT
+
+def train(game: str, start: str, start_episodes: int = 2000, timesteps: int = 100_000, seed: int = 0,
+          n_envs: int | None = None, out=None, eval_episodes: int = 500, env_kwargs: dict | None = None,
+          workers: int | None = None, progress: bool = True, settings: dict | None = None,
+          teacher: str | None = None, read_plain: bool = True) -> TrainResult:
+    """Behaviour cloning, then PPO: the policy first learns to play as the agent ``start`` does from its
+    ``start_episodes`` games (shared among ``workers`` processes, as the final evaluation's are; default one per
+    CPU), then ``ppo.train`` goes on from it with the rest of the options, which are its own."""
+    learning = ppo.ppo_settings(game, n_envs, env_kwargs or {}, settings or {}, teacher, read_plain)
+    env_id = game_id(game)
+    started = time.perf_counter()
+    policy, cloned = cloned_policy(env_id, start, start_episodes, seed, learning,
+                                   training_options(env_id, env_kwargs), progress, workers)
+    return ppo.train(game, timesteps, seed, n_envs, out, eval_episodes, env_kwargs, workers, progress, settings,
+                     teacher, read_plain, policy=policy, cloned=cloned, spent=time.perf_counter() - started)
+
+
+def cloned_policy(env_id: str, start: str, episodes: int, seed: int, settings, env_kwargs: dict, progress: bool,
+                  workers: int | None = None):
+    """A policy that plays as the agent ``start`` does, learnt from its games (deals the evaluation never sees),
+    played by ``workers`` processes (default: one per CPU); and what the cloning was, for the run's record."""
+    teacher = make_agent(start, env_id, seed=seed)
+    data = collect(env_id, teacher, episodes, seed=TEACHER_SEEDS + seed, gamma=settings.gamma, env_kwargs=env_kwargs,
+                   progress=progress, workers=workers or os.cpu_count() or 1)
+    env = gym.make(env_id, **env_kwargs)
+    space = env.observation_space
+    # The first weights come from the seed too, and on one thread as the fit and PPO run (the orthogonal
+    # initialisation's factorisation differs in its last bits with the thread count): one seed, one policy.
+    torch.manual_seed(seed)
+    torch.set_num_threads(1)
+    policy = MaskedPolicy(int(np.prod(space.shape)), int(env.action_space.n), settings.hidden, space.high,
+                          settings.action_fields, read_from=settings.read_from)
+    env.close()
+    agreement = fit(policy, data, seed=seed, progress=progress)
+    return policy, {"start": start, "start_episodes": episodes, "teacher_win_rate": data["win_rate"],
+                    "cloned_agreement": round(agreement[-1], 4)}

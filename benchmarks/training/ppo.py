@@ -13,8 +13,9 @@ out of the loss. It writes, under ``out``:
   shipped policy, ``agents/models/<game>.npz``, is a copy of);
 - ``learning_curve.csv``: per update, the steps so far, the episodes finished, the win rate and mean score of
   the last ``WINDOW`` training episodes, steps per second, the losses and the teacher's weight (kickstarting);
-- ``learning_curve.png`` and ``result.json``, written by ``tabletop_gym.benchmarks.training.train``, which also evaluates
-  the saved policy on deals it never trained on.
+- ``learning_curve.png`` and ``result.json``, written by ``train`` at the end of this file (the run's front door:
+  the game's native vector env, then ``learn``, then the final evaluation of the saved policy on deals it never
+  trained on, as every trainer of ``benchmarks/training/`` ends, through ``run.py``).
 """
 
 from __future__ import annotations
@@ -31,8 +32,12 @@ import torch
 from torch import nn
 from tqdm import tqdm
 
-from ...agents.policy import export_policy
+from ...agents import make_agent, saved_policy
 from ...agents.network import MaskedPolicy, save_policy
+from ...agents.policy import export_policy
+from ...envs import game_id
+from ...envs.core.env import observation_modes, observation_size
+from .run import Learned, TrainResult, by_name, native_vector_env, start_run
 
 WINDOW = 100  # training episodes in the running win rate
 
@@ -244,3 +249,91 @@ def learn(envs: gym.vector.VectorEnv, timesteps: int, settings: Settings = Setti
         writer.writerows(curve)
     return {"timesteps": updates * steps * n, "seconds": seconds, "curve": curve, "settings": asdict(settings),
             "model_path": str(out / "model.pt"), "policy_path": str(out / "policy.npz")}
+
+
+# ---------------------------------------------------------------- the run: tabletop-gym train <game>
+
+TEACHER_COEF = 1.0   # kickstarting: the teacher's cross-entropy weighs as much as the policy loss at first
+TEACHER_DECAY = 0.5  # and falls to 0 by half the training, which PPO then has to itself
+# A policy that scores each action reads the table into a summary of the last width, beside each action's fields:
+# kept small, since the scorer runs once per action.
+SUMMARY_HIDDEN = (256, 64)
+
+
+def train(game: str, timesteps: int = 100_000, seed: int = 0, n_envs: int | None = None, out=None,
+          eval_episodes: int = 500, env_kwargs: dict | None = None, workers: int | None = None,
+          progress: bool = True, settings: dict | None = None, teacher: str | None = None,
+          read_plain: bool = True, policy: MaskedPolicy | None = None, cloned: dict | None = None,
+          spent: float = 0.0) -> TrainResult:
+    """Masked PPO on ``game``'s native vector env of ``n_envs`` games (default 64), then the saved policy
+    evaluated on ``eval_episodes`` deals it never saw (by ``workers`` processes; default one per CPU); everything
+    is written under ``out`` (default ``runs/<Game>-v0``).
+
+    ``settings``: fields of ``Settings`` to change (``learning_rate``...). ``teacher``: an agent's name whose move
+    on every position the policy reaches kickstarts it (``learn``'s ``teacher``; its weight ``teacher_coef``, by
+    default ``TEACHER_COEF``, falls to 0 over ``teacher_decay`` of the training, by default ``TEACHER_DECAY``).
+    ``read_plain=False`` (with ``env_kwargs``' ``observation="features"`` or ``"actions"``): the policy reads the
+    features alone, not the plain observation before them. ``policy``: where to start (``clone.train`` hands its
+    cloned policy here, with ``cloned``, what the cloning was, for the record, and ``spent``, its seconds). In a
+    multi-player game the learner plays ``env_kwargs``' opponent (the env's default) from a seat drawn per game,
+    since the evaluation rotates it.
+    """
+    settings = ppo_settings(game, n_envs, env_kwargs or {}, settings or {}, teacher, read_plain)
+    run = start_run(game, out, seed, env_kwargs, eval_episodes, workers, progress)
+    started = time.perf_counter() - spent
+    record = {"game": run.env_id, "env_kwargs": {k: by_name(v) for k, v in run.training_kwargs.items()},
+              **(cloned or {}), **({"teacher": teacher} if teacher else {})}
+    envs = native_vector_env(run.env_id, settings.num_envs, run.training_kwargs)
+    learned = learn(envs, timesteps, settings, seed=seed, out=run.folder, progress=progress, record=record,
+                    policy=policy, teacher=None if teacher is None else make_agent(teacher, run.env_id, seed=seed))
+    envs.close()
+    hyperparameters = {**learned["settings"], **(cloned or {}), **({"teacher": teacher} if teacher else {})}
+    return run.finish(saved_policy(learned["policy_path"]), "ppo", "masked PPO",
+                      ran(learned, hyperparameters, time.perf_counter() - started), timesteps)
+
+
+def ppo_settings(game: str, n_envs: int | None, env_kwargs: dict, changes: dict, teacher: str | None = None,
+                 read_plain: bool = True) -> Settings:
+    """The ``Settings`` a run of ``game`` trains with: ``changes`` on the defaults, the per-action scorer for
+    ``observation="actions"``, kickstarting's weights with a ``teacher``; a ValueError for options that do not
+    go together."""
+    if teacher is None and {"teacher_coef", "teacher_decay"} & set(changes):
+        raise ValueError("teacher_coef and teacher_decay go with a teacher")
+    if teacher is not None:
+        changes = {"teacher_coef": TEACHER_COEF, "teacher_decay": TEACHER_DECAY, **changes}
+    if not read_plain:
+        changes = {**changes, "read_from": plain_size(game, env_kwargs)}
+    fields = action_fields(game, env_kwargs)
+    return Settings(**{"num_envs": n_envs or Settings.num_envs, "action_fields": fields,
+                       **({"hidden": SUMMARY_HIDDEN} if fields else {}), **changes})
+
+
+def ran(learned: dict, hyperparameters: dict, seconds: float) -> Learned:
+    """What ``learn`` did, as the run records it."""
+    curve = [(row["step"], row["win_rate"]) for row in learned["curve"]]
+    return Learned(Path(learned["model_path"]), learned["timesteps"], hyperparameters, seconds, curve)
+
+
+def action_fields(game: str, env_kwargs: dict) -> int:
+    """The fields per action an observation="actions" env ends with (the policy scores each action), else 0."""
+    if env_kwargs.get("observation") != "actions":
+        return 0
+    env = gym.make(game_id(game))
+    features = env.unwrapped.features
+    env.close()
+    if "actions" not in observation_modes(features):
+        raise ValueError(f"{game_id(game)} has no observation='actions': its observations are "
+                         f"{observation_modes(features)}")
+    return features.ACTION_FIELD_COUNT
+
+
+def plain_size(game: str, env_kwargs: dict) -> int:
+    """The plain observation's size, which a policy that reads the features alone skips."""
+    if env_kwargs.get("observation", "plain") == "plain":
+        raise ValueError("read_plain=False goes with the project's own PPO on observation='features' or "
+                         "'actions': with the plain observation alone there would be nothing to read")
+    env = gym.make(game_id(game)).unwrapped
+    size = observation_size(env.rules, env.features, "plain")
+    env.close()
+    return size
+

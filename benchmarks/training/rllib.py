@@ -146,7 +146,7 @@ def ppo_config(env_id: str, env_kwargs: dict, seed: int, runners: int, envs_per_
 def learn(env_id: str, timesteps: int, seed: int, folder: Path, env_kwargs: dict, progress: bool = True,
           runners: int = 2, envs_per_runner: int = 32, address: str | None = None, self_play: bool = False):
     """Train until ``timesteps`` env steps are sampled; the checkpoint, the steps, the settings, the seconds and
-    the curve [(steps, win rate of the last training episodes), ...], as ``benchmarks.train`` records them.
+    the curve [(steps, win rate of the last training episodes), ...], as ``train`` records them.
     ``self_play`` (Splendor): on the AEC env of ``env_kwargs``' ``num_players`` against snapshots of the learner
     (``self_play_config``); the checkpoint's policy is the learner."""
     from tqdm import tqdm
@@ -184,6 +184,31 @@ def learn(env_id: str, timesteps: int, seed: int, folder: Path, env_kwargs: dict
                    else {"envs_per_runner": envs_per_runner})}
     return checkpoint, steps, settings, seconds, curve
 
+
+
+def train(game: str, timesteps: int = 100_000, seed: int = 0, n_envs: int | None = None, out=None,
+          eval_episodes: int = 500, env_kwargs: dict | None = None, workers: int | None = None,
+          progress: bool = True, runners: int = 2, address: str | None = None, self_play: bool = False):
+    """RLlib's PPO with action masking on ``game``'s native vector env: ``runners`` remote env runners of
+    ``n_envs`` games each (default 32), on the Ray cluster at ``address`` (or this process's Ray session, or a new
+    local one); or, with ``self_play`` (a game of several players, ``env_kwargs`` its ``num_players`` alone), on
+    its AEC env against snapshots of the learner. The checkpoint is then evaluated as ``rllib:<checkpoint>``."""
+    from ...agents import make_agent
+    from ...envs import game_id
+    from ..evaluation.evaluate import MULTIPLAYER
+    from .run import Learned, start_run
+
+    env_id = game_id(game)
+    if self_play and env_id not in MULTIPLAYER:
+        raise ValueError(f"self-play needs a game of several players; {env_id} is a solitaire")
+    if self_play and set(env_kwargs or {}) - {"num_players"}:
+        raise ValueError(f"self_play takes the option num_players only (the league plays the other seats), got "
+                         f"{', '.join(sorted(env_kwargs))}")
+    run = start_run(game, out, seed, env_kwargs, eval_episodes, workers, progress, seat_drawn=not self_play)
+    checkpoint, steps, settings, seconds, curve = learn(run.env_id, timesteps, seed, run.folder, run.training_kwargs,
+                                                        progress, runners, n_envs or 32, address, self_play)
+    return run.finish(make_agent(f"rllib:{checkpoint}", run.env_id), "rllib", "RLlib PPO (masked)",
+                      Learned(checkpoint, steps, settings, seconds, curve), timesteps)
 
 # ---------------------------------------------------------------- Splendor by self-play
 

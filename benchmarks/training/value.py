@@ -17,7 +17,7 @@ at random and how a game's outcome is counted are the game's rows class (``VALUE
 3. One round of policy iteration: the value agent with that network plays ``games`` more deals (random moves with
    probability ``own_epsilon``), and a new network is fitted to all the games, as in 2.
 4. It is saved as ``value.npz`` (the layers as a policy's are, and the run's record), which ``make_agent("value:<path>",
-   game)`` plays; ``tabletop_gym.benchmarks.training.train`` then evaluates it on deals it never saw.
+   game)`` plays; ``train``, the run's front door at the end of this file, then evaluates it on deals it never saw.
 
 The deals are 40,000,000 + 1,000,000 x seed onwards; the random moves of a deal come from a generator of its seed, so
 that a run gives the same games however many workers play them.
@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import csv
 import json
+import os
 import time
 from dataclasses import asdict, dataclass, replace
 from functools import partial
@@ -38,10 +39,12 @@ import torch
 from torch import nn
 from tqdm import tqdm
 
-from ...agents import VALUE_GAMES, agent_module, heuristic
+from ...agents import VALUE_GAMES, agent_module, heuristic, make_agent
 from ...agents.policy import ValueNetwork, layer_arrays
 from ...envs.core.compiled import compiled
+from ...envs import game_id, game_name
 from ..evaluation.evaluate import in_workers
+from .run import Learned, TrainResult, start_run
 
 TRAINING_DEALS = 40_000_000  # + 1,000,000 x seed: away from the evaluations' deals (from 0, 10,000,000 + seed...)
 
@@ -281,3 +284,22 @@ def learn(game: str, games: int | None = None, seed: int = 0, out: str | Path = 
         writer.writerows(curve)
     return {"model_path": model_path, "decisions": len(data["won"]), "settings": asdict(settings),
             "seconds": seconds, "curve": [(row["step"], row["win_rate"]) for row in curve]}
+
+
+def train(game: str, games: int | None = None, seed: int = 0, out=None, eval_episodes: int = 500,
+          workers: int | None = None, progress: bool = True, value_settings: dict | None = None) -> TrainResult:
+    """``learn`` for ``game`` (``games`` deals a phase, by default its rows class's; ``value_settings``: fields of
+    ``Settings`` to change), by ``workers`` processes (default one per CPU); then the value agent on the saved
+    ``value.npz`` evaluated on ``eval_episodes`` deals it never saw. The value agent plays the plain env, so the
+    trainer takes no env options."""
+    if game_name(game) not in VALUE_GAMES:
+        raise ValueError(f"the value trainer learns the values of {' and '.join(VALUE_GAMES)}; {game_id(game)} has "
+                         f"the other trainers")
+    run = start_run(game, out, seed, {}, eval_episodes, workers, progress)
+    learned = learn(game_name(game), games, seed, run.folder, workers or os.cpu_count() or 1, progress,
+                    value_settings)
+    # Its budget is games, not steps: the steps are the decisions it learned from.
+    steps = learned["decisions"]
+    return run.finish(make_agent(f"value:{learned['model_path']}", run.env_id), "value", "learned value",
+                      Learned(learned["model_path"], steps, learned["settings"], learned["seconds"],
+                              learned["curve"]), steps)
