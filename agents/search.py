@@ -39,7 +39,7 @@ from importlib import import_module
 
 import numpy as np
 
-from ..envs import VECTOR_ENTRY_POINTS
+from ..envs import GAMES
 from .base import RandomAgent
 
 
@@ -59,7 +59,7 @@ def copies(generator: np.random.Generator, n: int) -> list:
 
 def vector_class(env):
     """The native vector env class of a single env's game, if it has one that can load single states (else None)."""
-    for entry_point in VECTOR_ENTRY_POINTS.values():
+    for entry_point in (game.vector_entry_point for game in GAMES.values() if game.vector_env):
         module, name = entry_point.split(":")
         cls = getattr(import_module(module), name)
         if cls.single_env is type(env):

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 from ..agents import AGENTS, make_agent
-from ..envs import GAMES, game_id
+from ..envs import GAMES, game, game_id
 from .evaluation.evaluate import BACKENDS
 from .evaluation.leaderboard import AGENT_ORDER, LEADERBOARD_EPISODES, LEADERBOARD_SEARCH_EPISODES
 from .human.replay import LONGEST_REPLAY_SECONDS
@@ -44,20 +44,21 @@ def version() -> str:
 
 def cmd_list(args) -> None:
     print("games:")
-    for name, (env_id, _) in GAMES.items():
-        print(f"  {name:<20} {env_id}")
+    for entry in GAMES.values():
+        print(f"  {entry.name:<20} {entry.id}")
     print("agents:")
     for name, what in AGENTS.items():
         print(f"  {name:<20} {what}")
 
 
 def _table_options(args, env_id: str) -> dict:
-    """The options of a multi-player game (Splendor): the opponents, the player count, the person's seat."""
+    """The options of a game of several players: the opponents, the player count, the person's seat."""
     options = {name: getattr(args, name, None) for name in ("opponent", "players", "seat")}
     given = {name: value for name, value in options.items() if value is not None}
-    if env_id != GAMES["splendor"][0]:
+    if not game(env_id).multiplayer:
         if given:
-            raise ValueError(f"--{' --'.join(given)}: {env_id} is a solitaire; these options are for splendor")
+            raise ValueError(f"--{' --'.join(given)}: {env_id} is a solitaire; these options are for "
+                             f"{', '.join(g.name for g in GAMES.values() if g.multiplayer)}")
         return {}
     kwargs = {}
     if options["opponent"] is not None:
@@ -71,10 +72,8 @@ def _table_options(args, env_id: str) -> dict:
 
 
 def _opponent(name: str, env_id: str):
-    """The env plays 'random' and 'greedy' itself; any other agent name is built here."""
-    from ..envs.splendor.single import OPPONENTS
-
-    return name if name in OPPONENTS else make_agent(name, env_id)
+    """The env plays its built-in opponents itself; any other agent name is built here."""
+    return name if name in game(env_id).built_in_opponents else make_agent(name, env_id)
 
 
 def cmd_play(args, stdin=None) -> None:

@@ -14,22 +14,14 @@ import gymnasium as gym
 from PIL import Image
 
 from tabletop_gym.agents import make_agent
-from tabletop_gym.envs import GAMES  # importing the games registers them
+from tabletop_gym.envs import GAMES, game  # importing the games registers them
 
 FOLDER = Path(__file__).resolve().parent / "images"
-# The episode shown for each game: its seed and the env's options.
-SHOWN = {
-    "dungeon_solitaire": (24, {}),
-    "royal_assassin": (15, {}),
-    "dead_center": (24, {}),
-    "one_card_dungeon": (2, {}),
-    "splendor": (24, {"num_players": 3}),
-}
 
 
 def play(name: str, seed: int, options: dict, stop: int | None = None):
     """The heuristic's episode up to ``stop`` steps (all of it when None): the env and the steps taken."""
-    env = gym.make(GAMES[name][0], render_mode="rgb_array", **options)
+    env = gym.make(game(name).id, render_mode="rgb_array", **options)
     agent = make_agent("heuristic", name, seed)
     agent.reset(seed=seed)
     observation, info = env.reset(seed=seed)
@@ -44,7 +36,8 @@ def play(name: str, seed: int, options: dict, stop: int | None = None):
 
 def main() -> None:
     FOLDER.mkdir(parents=True, exist_ok=True)
-    for name, (seed, options) in SHOWN.items():
+    for name in GAMES:
+        seed, options = game(name).module("picture").SAMPLE
         _, length = play(name, seed, options)
         env, _ = play(name, seed, options, stop=length // 2)
         path = FOLDER / f"{name}.png"

@@ -41,7 +41,7 @@ def play(env, agent, seed, max_steps=400):
 
 @pytest.mark.parametrize("game", NAMES)
 def test_agents_choose_only_legal_actions(game):
-    env = gym.make(GAMES[game][0], illegal_action="raise")
+    env = gym.make(GAMES[game].id, illegal_action="raise")
     for kind, agent in agents_for(game, 0).items():
         for seed in range(2 if kind == "search" else 30):
             play(env, agent, seed, max_steps=15 if kind == "search" else 400)
@@ -49,7 +49,7 @@ def test_agents_choose_only_legal_actions(game):
 
 @pytest.mark.parametrize("game", NAMES)
 def test_agents_are_reproducible_from_their_seed(game):
-    env = gym.make(GAMES[game][0])
+    env = gym.make(GAMES[game].id)
     for kind in ("random", "heuristic", "search"):
         runs = [play(env, agents_for(game, 5)[kind], seed=3, max_steps=12) for _ in range(2)]
         assert runs[0] == runs[1], kind
@@ -57,7 +57,7 @@ def test_agents_are_reproducible_from_their_seed(game):
 
 def check_search_sees_only_what_the_player_sees(game, build_search, seeds):
     """Two worlds that look the same to the player (the hidden cards or dice differ) get the same choices."""
-    env = gym.make(GAMES[game][0]).unwrapped
+    env = gym.make(GAMES[game].id).unwrapped
     rng = np.random.default_rng(0)
     for seed in seeds:
         obs, info = env.reset(seed=seed)
@@ -102,7 +102,7 @@ def test_unknown_agent_and_game_mismatches_are_clear_errors():
 
 def test_search_keeps_its_priors_choice_unless_beaten():
     """With an unreachable margin the search plays its prior's moves, whatever finishes the playouts."""
-    env = gym.make(GAMES["royal_assassin"][0]).unwrapped
+    env = gym.make(GAMES["royal_assassin"].id).unwrapped
     prior = heuristic("royal_assassin")
     agent = SearchAgent(simulations=4, rollout=make_agent("random", seed=0), prior=prior, margin=np.inf, seed=0)
     agent.attach(env)
@@ -135,7 +135,7 @@ class Watched(SearchAgent):
 
 
 def test_candidates_searches_the_priors_likeliest_actions_and_its_choice_on_more_worlds():
-    env = gym.make(GAMES["splendor"][0]).unwrapped
+    env = gym.make(GAMES["splendor"].id).unwrapped
     obs, info = env.reset(seed=0)
     legal = np.flatnonzero(info["action_mask"])
     assert legal.size > 4
@@ -150,7 +150,7 @@ def test_candidates_searches_the_priors_likeliest_actions_and_its_choice_on_more
 
 
 def test_a_proposer_names_the_candidates_and_the_priors_choice_stays_among_them():
-    env = gym.make(GAMES["splendor"][0]).unwrapped
+    env = gym.make(GAMES["splendor"].id).unwrapped
     obs, info = env.reset(seed=0)
     legal = np.flatnonzero(info["action_mask"])
     prior = heuristic("splendor")
@@ -188,7 +188,7 @@ def test_search_ppo_on_a_saved_policy_searches_with_it():
     agent = make_agent(f"search-ppo:{path}", "dungeon_solitaire", seed=0)
     shipped = make_agent("search-ppo", "dungeon_solitaire", seed=0)
     assert isinstance(agent, SearchAgent) and agent.prior is agent.rollout and agent.simulations == shipped.simulations
-    env = gym.make(GAMES["dungeon_solitaire"][0]).unwrapped
+    env = gym.make(GAMES["dungeon_solitaire"].id).unwrapped
     observations = [env.reset(seed=seed)[0] for seed in range(20)]
     masks = [env.reset(seed=seed)[1]["action_mask"] for seed in range(20)]
     assert agent.prior.act_batch(np.array(observations), np.array(masks)).tolist() == \
@@ -247,7 +247,7 @@ def test_batched_playouts_give_each_world_and_action_the_value_a_single_playout_
     """All of a decision's playouts on one vector env, against one playout at a time on clones: the same values,
     world by world and action by action (dice included: each playout copies its world's generator); playouts cut
     after two choices are judged alike."""
-    env = gym.make(GAMES[game][0]).unwrapped
+    env = gym.make(GAMES[game].id).unwrapped
     rollout = heuristic(game, lookahead=False) if game == "dead_center" else ObservationHash()
     leaf_value = judge() if judge else None
     agent = SearchAgent(simulations=2, rollout=rollout, seed=0, score_weight=0.25, max_rollout_steps=steps,
@@ -278,7 +278,7 @@ def test_batched_playouts_give_each_world_and_action_the_value_a_single_playout_
 
 def test_splendor_search_plays_its_worlds_out_one_at_a_time():
     """Splendor's view holds seats and opponents that a single state does not: no batch of its worlds."""
-    env = gym.make(GAMES["splendor"][0]).unwrapped
+    env = gym.make(GAMES["splendor"].id).unwrapped
     agent = SearchAgent(simulations=2, rollout=make_agent("random", seed=0), seed=0)
     agent.attach(env)
     assert agent._vector_class is None
@@ -314,7 +314,7 @@ class NeverAsked:
 def test_a_horizon_ends_each_playout_where_it_says_with_the_value_it_gives():
     """One Card Dungeon's dice: a horizon that stops right after the assignment, valuing the Speed it gave. The
     search takes an assignment with the most Speed, and no playout goes further."""
-    env = gym.make(GAMES["one_card_dungeon"][0]).unwrapped
+    env = gym.make(GAMES["one_card_dungeon"].id).unwrapped
     obs, info = env.reset(seed=0, options={"rolls": [5, 3, 1]})
 
     def speed_given(before, now):
@@ -329,7 +329,7 @@ def test_a_horizon_ends_each_playout_where_it_says_with_the_value_it_gives():
 
 
 def test_a_decision_with_too_few_worlds_for_each_action_keeps_the_priors_choice():
-    env = gym.make(GAMES["one_card_dungeon"][0]).unwrapped
+    env = gym.make(GAMES["one_card_dungeon"].id).unwrapped
     prior = heuristic("one_card_dungeon")
     obs, info = env.reset(seed=0, options={"rolls": [6, 6, 5]})
     obs, _, _, _, info = env.step(prior.act(obs, info["action_mask"]))  # Speed 7: many tiles in reach

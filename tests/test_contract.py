@@ -16,7 +16,7 @@ from helpers import random_legal, same
 from tabletop_gym.envs import GAMES
 from tabletop_gym.envs.core.errors import EpisodeOverError, IllegalActionError
 
-GAME_IDS = [env_id for env_id, _ in GAMES.values()]
+GAME_IDS = [game.id for game in GAMES.values()]
 
 
 def rollout(env, seed, steps=200, rng_seed=0):

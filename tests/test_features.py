@@ -144,7 +144,7 @@ def test_royal_assassin_features_say_what_each_attack_does():
 
 @pytest.mark.parametrize("game", FEATURED)
 def test_features_extend_the_plain_observation_in_single_and_vector_envs(game):
-    env_id = GAMES[game][0]
+    env_id = GAMES[game].id
     plain, featured = gym.make(env_id), gym.make(env_id, observation="features")
     envs = gym.make_vec(env_id, num_envs=3, vectorization_mode="vector_entry_point", observation="features")
     size = plain.observation_space.shape[0]
@@ -270,7 +270,7 @@ def test_the_actions_observation_ends_with_a_row_per_action_in_single_and_vector
 
 
 @pytest.mark.parametrize("game, mode", [(game, mode) for game in [*FEATURED, "splendor"]
-                                        for mode in observation_modes(gym.make(GAMES[game][0]).unwrapped.features)
+                                        for mode in observation_modes(gym.make(GAMES[game].id).unwrapped.features)
                                         if mode != "plain"])
 def test_every_observation_mode_passes_gymnasiums_checker(game, mode):
     import warnings
@@ -279,7 +279,7 @@ def test_every_observation_mode_passes_gymnasiums_checker(game, mode):
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        check_env(gym.make(GAMES[game][0], observation=mode).unwrapped)
+        check_env(gym.make(GAMES[game].id, observation=mode).unwrapped)
     assert [str(w.message) for w in caught] == []
 
 
@@ -444,7 +444,7 @@ def test_splendor_action_fields_are_what_the_rules_make_of_each_action():
 
 
 def test_splendor_actions_observation_in_single_and_vector_envs():
-    env_id = GAMES["splendor"][0]
+    env_id = GAMES["splendor"].id
     assert observation_modes(splendor_features) == ["plain", "actions"]
     env = gym.make(env_id, observation="actions")
     plain = gym.make(env_id)

@@ -1,6 +1,7 @@
 """The leaderboard and MaskablePPO training, on tiny budgets: well-formed outputs, agents that play."""
 
 import json
+from dataclasses import replace
 
 import gymnasium as gym
 import numpy as np
@@ -98,8 +99,7 @@ def test_train_on_the_native_vector_env(tmp_path, monkeypatch):
                        progress=False, vector=False)
     assert single.hyperparameters == {"algo": "sb3", "n_envs": 4, "n_steps": 128, "n_epochs": 10, "batch_size": 64}
     # Every game has a native vector env now; one added without it gets a clear error.
-    without = {name: entry for name, entry in envs.VECTOR_ENTRY_POINTS.items() if name != "royal_assassin"}
-    monkeypatch.setattr(envs, "VECTOR_ENTRY_POINTS", without)
+    monkeypatch.setitem(envs.GAMES, "royal_assassin", replace(envs.GAMES["royal_assassin"], vector_env=None))
     with pytest.raises(ValueError, match="RoyalAssassin-v0 has no native vector env"):
         sb3.train("royal_assassin", timesteps=64, n_envs=2, out=str(tmp_path / "s"), vector=True)
     with pytest.raises(ValueError, match="RoyalAssassin-v0 has no native vector env"):

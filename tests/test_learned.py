@@ -75,7 +75,7 @@ def test_a_sampling_policy_agent_plays_legal_moves_and_its_seed_fixes_them(tmp_p
 
 @pytest.mark.parametrize("game", ["dead_center", "royal_assassin"])
 def test_a_policy_that_learnt_from_features_plays_the_plain_env(game, tmp_path):
-    env_id = GAMES[game][0]
+    env_id = GAMES[game].id
     featured = gym.make(env_id, observation="features")
     path = export_policy(random_policy(featured), tmp_path / "policy.npz",
                          {"game": env_id, "env_kwargs": {"observation": "features"}})
@@ -100,7 +100,7 @@ def scoring_policy(env, seed=0, read_from=0):
 
 @pytest.mark.parametrize("game", ["dead_center", "royal_assassin", "splendor"])
 def test_a_policy_that_scores_each_action_exports_and_plays_the_plain_env(game, tmp_path):
-    env_id = GAMES[game][0]
+    env_id = GAMES[game].id
     env = gym.make(env_id, observation="actions")
     policy = scoring_policy(env)
     path = export_policy(policy, tmp_path / "policy.npz", {"game": env_id, "env_kwargs": {"observation": "actions"}})
@@ -125,7 +125,7 @@ def test_a_policy_that_scores_each_action_exports_and_plays_the_plain_env(game, 
 
 @pytest.mark.parametrize("game", ["dead_center", "royal_assassin"])
 def test_a_policy_that_skips_the_plain_observation_never_reads_it(game, tmp_path):
-    env_id = GAMES[game][0]
+    env_id = GAMES[game].id
     env = gym.make(env_id, observation="actions")
     plain_size = gym.make(env_id).observation_space.shape[0]
     policy = scoring_policy(env, read_from=plain_size)
@@ -163,7 +163,7 @@ def test_a_snapshot_is_frozen():
 
 @pytest.mark.parametrize("game", SHIPPED)
 def test_a_shipped_policy_plays_its_game_through_the_agent_protocol(game):
-    env_id = GAMES[game][0]
+    env_id = GAMES[game].id
     agent = make_agent("ppo", game, seed=0)
     assert agent.record["game"] == env_id and agent.record["timesteps"] > 0
     env = gym.make(env_id, illegal_action="raise")
@@ -173,7 +173,7 @@ def test_a_shipped_policy_plays_its_game_through_the_agent_protocol(game):
 
 @pytest.mark.parametrize("game", list(GAMES))
 def test_every_game_ships_a_policy_learned_from_scratch_that_plays_through_the_agent_protocol(game):
-    env_id = GAMES[game][0]
+    env_id = GAMES[game].id
     agent = make_agent("ppo-scratch", game, seed=0)
     assert agent.record["game"] == env_id and agent.record["timesteps"] > 0
     assert agent.record.get("start") is None  # pure reinforcement learning: no cloned games

@@ -11,20 +11,17 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 from helpers import random_legal
 
-from tabletop_gym.envs import GAMES, splendor_v0
+from tabletop_gym.envs import GAMES, game, splendor_v0
 from tabletop_gym.envs.splendor import rules as splendor_rules
 
-SHAPES = {
-    "dungeon_solitaire": (440, 720, 3),
-    "royal_assassin": (610, 1000, 3),
-    "dead_center": (600, 640, 3),
-    "one_card_dungeon": (580, 760, 3),
-    "splendor": (610, 1000, 3),  # the same for 2, 3 and 4 players
-}
+def shape(name: str) -> tuple:
+    """The one shape the game's pictures have (its picture module's size), the same for every player count."""
+    picture = game(name).module("picture")
+    return picture.HEIGHT, picture.WIDTH, 3
 SEEDS = range(20)
 MAX_STEPS = 400
 EVERY = {"splendor": 15}  # a picture every so many steps (7 by default): Splendor's games are long
-SOLITAIRES = [name for name in GAMES if name != "splendor"]
+SOLITAIRES = [name for name, entry in GAMES.items() if not entry.multiplayer]
 # (game, env options): every solitaire, and Splendor's single-agent view at each player count.
 VIEWS = [(name, {}) for name in SOLITAIRES] + [("splendor", {"num_players": n}) for n in (2, 3, 4)]
 
@@ -55,11 +52,11 @@ def episode_pictures(env, seed: int, every: int):
 
 @pytest.mark.parametrize("name, options", VIEWS, ids=[f"{n}{o.get('num_players', '')}" for n, o in VIEWS])
 def test_every_picture_has_the_games_shape_and_shows_something(name, options):
-    env = gym.make(GAMES[name][0], render_mode="rgb_array", **options)
+    env = gym.make(GAMES[name].id, render_mode="rgb_array", **options)
     for seed in SEEDS:
         frames = list(episode_pictures(env, seed, every=EVERY.get(name, 7)))
         for frame in frames:
-            check_picture(frame, SHAPES[name])
+            check_picture(frame, shape(name))
         assert colours(frames[0]) > 20 and colours(frames[-1]) > 20
         assert not np.array_equal(frames[0], frames[-1])
 
@@ -71,7 +68,7 @@ def test_the_aec_env_pictures_have_one_shape_for_every_player_count(num_players)
         env.reset(seed=seed)
         rng = np.random.default_rng(seed)
         first = env.render()
-        check_picture(first, SHAPES["splendor"])
+        check_picture(first, shape("splendor"))
         for step, agent in enumerate(env.agent_iter(600)):
             obs, _, terminated, truncated, _ = env.last()
             if terminated or truncated:
@@ -79,15 +76,15 @@ def test_the_aec_env_pictures_have_one_shape_for_every_player_count(num_players)
                 continue
             env.step(random_legal(rng, obs["action_mask"]))
             if step % 25 == 0:
-                check_picture(env.render(), SHAPES["splendor"])
+                check_picture(env.render(), shape("splendor"))
         last = env.render()
-        check_picture(last, SHAPES["splendor"])
+        check_picture(last, shape("splendor"))
         assert colours(last) > 20 and not np.array_equal(first, last)
 
 
 @pytest.mark.parametrize("name", list(GAMES))
 def test_a_step_changes_the_picture_and_the_same_state_draws_the_same(name):
-    env = gym.make(GAMES[name][0], render_mode="rgb_array")
+    env = gym.make(GAMES[name].id, render_mode="rgb_array")
     _, info = env.reset(seed=3)
     before = env.render()
     assert np.array_equal(before, env.render())
@@ -99,7 +96,7 @@ def test_a_step_changes_the_picture_and_the_same_state_draws_the_same(name):
 def test_the_picture_shows_nothing_the_player_has_not_seen(name):
     """Resampling every unseen card (the deck's order, face-down cards, future dice, the others' blind
     reservations) leaves the picture as it was."""
-    env = gym.make(GAMES[name][0], render_mode="rgb_array", skip_forced=False).unwrapped
+    env = gym.make(GAMES[name].id, render_mode="rgb_array", skip_forced=False).unwrapped
     rng = np.random.default_rng(0)
     for seed in range(5):
         _, info = env.reset(seed=seed)
@@ -129,7 +126,7 @@ def test_splendor_shows_a_blind_reservation_to_its_owner_only():
     assert not np.array_equal(picture.draw(state, 1), hidden)  # its owner sees the card
 
 
-@pytest.mark.parametrize("env_id", [env_id for env_id, _ in GAMES.values()])
+@pytest.mark.parametrize("env_id", [game.id for game in GAMES.values()])
 def test_gymnasium_check_env_with_rgb_array(env_id):
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -145,7 +142,7 @@ def test_pettingzoo_render_test():
 
 
 def test_clones_for_search_do_not_draw():
-    env = gym.make(GAMES["dead_center"][0], render_mode="rgb_array").unwrapped
+    env = gym.make(GAMES["dead_center"].id, render_mode="rgb_array").unwrapped
     env.reset(seed=0)
     assert env.determinize(np.random.default_rng(0)).render_mode is None
     aec = splendor_v0.raw_env(render_mode="rgb_array")
@@ -158,12 +155,12 @@ def test_without_pillow_an_rgb_array_env_says_what_to_install(monkeypatch):
     monkeypatch.delitem(sys.modules, "tabletop_gym.envs.core.picture", raising=False)
     message = r'pip install "tabletop-gym\[render\]"'
     with pytest.raises(ImportError, match=message):
-        gym.make(GAMES["dead_center"][0], render_mode="rgb_array")
+        gym.make(GAMES["dead_center"].id, render_mode="rgb_array")
     with pytest.raises(ImportError, match=message):
         splendor_v0.raw_env(render_mode="rgb_array")
     with pytest.raises(ImportError, match=message):
-        gym.make(GAMES["splendor"][0], render_mode="rgb_array")
-    env = gym.make(GAMES["dead_center"][0], render_mode="ansi")
+        gym.make(GAMES["splendor"].id, render_mode="rgb_array")
+    env = gym.make(GAMES["dead_center"].id, render_mode="ansi")
     env.reset(seed=0)
     assert "Dead Center" in env.render()
 
@@ -172,7 +169,7 @@ def test_importing_and_playing_without_pictures_does_not_load_pillow():
     script = (
         "import sys, gymnasium as gym\n"
         "from tabletop_gym.envs import GAMES, splendor_v0\n"
-        "for env_id, _ in GAMES.values():\n"
+        "for env_id in (game.id for game in GAMES.values()):\n"
         "    env = gym.make(env_id, render_mode='ansi'); env.reset(seed=0); env.render()\n"
         "splendor_v0.env(render_mode='ansi').reset(seed=0)\n"
         "print('PIL' in sys.modules)\n"

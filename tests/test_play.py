@@ -79,7 +79,7 @@ def test_every_forced_move_is_told_once_in_order(game):
     """The transcript's forced moves are exactly those an env offering every decision meets on the same
     choices (the first legal move at every real decision)."""
     out, _ = played(game, "0\n" * 30 + "q\n", seed=2)
-    env = gym.make(GAMES[game][0], skip_forced=False).unwrapped
+    env = gym.make(GAMES[game].id, skip_forced=False).unwrapped
     _, info = env.reset(seed=2)
     forced, choices = [], 0
     while choices <= 30:
@@ -131,7 +131,7 @@ def test_question_mark_and_help_show_the_rules_and_the_move_names(game):
     assert out.count("the rules in short") == 2 and out.count("the moves:") == 2
     assert "RULES.md" in out
     assert "is not one of the legal moves" not in out
-    env = gym.make(GAMES[game][0]).unwrapped
+    env = gym.make(GAMES[game].id).unwrapped
     # Every kind of move the game has is explained (a kind: the name up to its last _).
     legend = out[out.index("the moves:"):out.index("Type a move's number")]
     kinds = {name.split("_")[0] for name in env.action_names}
@@ -181,7 +181,7 @@ def test_every_line_fits_in_100_columns(game):
 def test_the_tables_fit_in_100_columns_over_random_play(game):
     for seed in range(15):
         options = {"num_players": 2 + seed % 3} if game == "splendor" else {}
-        env = gym.make(GAMES[game][0], render_mode="ansi", **options)
+        env = gym.make(GAMES[game].id, render_mode="ansi", **options)
         rng = np.random.default_rng(seed)
         _, info = env.reset(seed=seed)
         for _ in range(300):
@@ -244,7 +244,7 @@ def test_dungeon_solitaire_last_screen_says_the_game_is_over_and_how():
 def final_info(game, agent, seeds, won):
     """The last info of the first of ``seeds`` that ``agent`` wins (``won=True``) or loses."""
     for seed in seeds:
-        env = gym.make(GAMES[game][0])
+        env = gym.make(GAMES[game].id)
         player = make_agent(agent, game, seed=seed)
         obs, info = env.reset(seed=seed)
         while True:

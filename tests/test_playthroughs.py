@@ -51,7 +51,7 @@ def path_of(name: str, seed: int) -> Path:
     return FOLDER / f"{name}_seed{seed}.txt"
 
 
-CASES = [(name, env_id, seed) for name, (env_id, _) in GAMES.items() for seed in SEEDS]
+CASES = [(game.name, game.id, seed) for game in GAMES.values() for seed in SEEDS]
 
 
 @pytest.mark.parametrize("name, env_id, seed", CASES)

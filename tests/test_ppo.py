@@ -21,7 +21,7 @@ TINY = Settings(num_envs=4, num_steps=32, minibatch_size=64, update_epochs=2, hi
 
 @pytest.mark.parametrize("game", list(GAMES))
 def test_it_trains_on_every_game_and_the_policy_plays(game, tmp_path):
-    env_id = GAMES[game][0]
+    env_id = GAMES[game].id
     envs = gym.make_vec(env_id, num_envs=4, vectorization_mode="vector_entry_point", illegal_action="raise")
     run = learn(envs, 256, TINY, seed=0, out=tmp_path, progress=False, record={"game": env_id})
     assert run["timesteps"] == 256 and len(run["curve"]) == 2
@@ -196,7 +196,7 @@ def test_batched_collection_records_the_games_the_single_env_plays():
 def test_the_teachers_games_shared_among_workers_are_the_same_decisions():
     from tabletop_gym.benchmarks.training.clone import collect
 
-    env_id = GAMES["royal_assassin"][0]
+    env_id = GAMES["royal_assassin"].id
     alone = collect(env_id, make_agent("heuristic", env_id), 7, seed=5, progress=False,
                     env_kwargs={"observation": "actions"})
     shared = collect(env_id, make_agent("heuristic", env_id), 7, seed=5, progress=False,
@@ -258,7 +258,7 @@ def test_train_scores_each_action_on_the_actions_observation(game, tmp_path):
     from tabletop_gym.benchmarks.training import ppo
     from tabletop_gym.benchmarks.training.clone import train
 
-    env_id = GAMES[game][0]
+    env_id = GAMES[game].id
     train(game, "heuristic", start_episodes=2, timesteps=256, n_envs=4, out=str(tmp_path), eval_episodes=2,
           workers=1, progress=False, env_kwargs={"observation": "actions", "illegal_action": "raise"})
     record = json.loads((tmp_path / "result.json").read_text())
@@ -282,7 +282,7 @@ def test_train_on_the_features_alone_skips_the_plain_observation(tmp_path, capsy
     from tabletop_gym.benchmarks.training import ppo
     from tabletop_gym.benchmarks.training.clone import train
 
-    env_id = GAMES["royal_assassin"][0]
+    env_id = GAMES["royal_assassin"].id
     plain_size = gym.make(env_id).observation_space.shape[0]
     train("royal_assassin", "heuristic", start_episodes=2, timesteps=256, n_envs=4, out=str(tmp_path),
           eval_episodes=2, workers=1, progress=False, read_plain=False,

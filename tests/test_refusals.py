@@ -19,9 +19,9 @@ from helpers import random_actions, random_legal, same
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tabletop_gym.envs import GAMES, VECTOR_ENTRY_POINTS, EpisodeOverError, splendor_v0
+from tabletop_gym.envs import GAMES, EpisodeOverError, splendor_v0
 
-GAME_IDS = [env_id for env_id, _ in GAMES.values()]
+GAME_IDS = [game.id for game in GAMES.values()]
 CLEAR = (TypeError, ValueError, gym.error.Error, EpisodeOverError)
 UNCLEAR = (AttributeError, KeyError, IndexError)
 SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow],
@@ -300,7 +300,7 @@ def vector_snapshot(vector) -> dict:
             "seats": getattr(vector, "seats", np.zeros(0)).copy()}
 
 
-VECTORS = [(GAMES[game][0], mode) for game in VECTOR_ENTRY_POINTS
+VECTORS = [(game.id, mode) for game in GAMES.values() if game.vector_env
            for mode in (AutoresetMode.NEXT_STEP, AutoresetMode.DISABLED)]
 
 

@@ -15,14 +15,14 @@ from gymnasium.vector import AutoresetMode
 from helpers import AUTORESET_MODES, SideBySide, random_actions
 
 from tabletop_gym.agents.base import RandomAgent
-from tabletop_gym.envs import GAMES, VECTOR_ENTRY_POINTS, EpisodeOverError, IllegalActionError
+from tabletop_gym.envs import GAMES, EpisodeOverError, IllegalActionError
 from tabletop_gym.envs.core.vector import TabletopVectorEnv
 
-VECTOR_GAMES = list(VECTOR_ENTRY_POINTS)
+VECTOR_GAMES = [name for name, game in GAMES.items() if game.vector_env]
 
 
 def env_id(game):
-    return GAMES[game][0]
+    return GAMES[game].id
 
 
 def play_side_by_side(game, num_envs, steps, seed, **options):

@@ -39,7 +39,7 @@ import gymnasium as gym
 import numpy as np
 from tqdm import tqdm
 
-from ...envs import game_id, game_name
+from ...envs import GAMES, game_id, game_name
 from ..evaluation.evaluate import in_workers, wilson_interval
 from .solver import LOST, UNKNOWN, WON, Solver, rules_of, solve_hooks
 
@@ -52,9 +52,9 @@ def check_game(game: str) -> str:
     name = game_name(game)
     if solve_hooks(name) is not None:
         return name
-    rules = rules_of(name)
-    if getattr(rules, "MIN_PLAYERS", 1) > 1:
-        raise ValueError(f"no ceiling for {name}: a game of {rules.MIN_PLAYERS} to {rules.MAX_PLAYERS} players is "
+    players = GAMES[name].players
+    if min(players) > 1:
+        raise ValueError(f"no ceiling for {name}: a game of {min(players)} to {max(players)} players is "
                          f"played against opponents, whose choices no search over the player's own decisions can "
                          f"fix in advance: a clairvoyant ceiling is a solitaire's")
     raise ValueError(f"no ceiling for {name}: its folder holds no hooks for the exact search (solve.py, see "

@@ -3,8 +3,8 @@
 Episode ``i`` is dealt with seed ``seed + i`` and the agent is reset with the same seed, so a
 result depends only on (game, agent, episodes, seed), never on how many workers ran it.
 
-Splendor is played through its single-agent view against ``opponent`` (the view's default when not
-given) with ``num_players`` seats, and the agent's seat rotates: episode ``i`` seats it at ``i % n``.
+A game of several players is played through its single-agent view against ``opponent`` (the view's default when
+not given) with ``num_players`` seats, and the agent's seat rotates: episode ``i`` seats it at ``i % n``.
 """
 
 from __future__ import annotations
@@ -23,11 +23,10 @@ import numpy as np
 from tqdm import tqdm  # text bars everywhere: tqdm.auto wants ipywidgets in a notebook, and warns without
 
 from ...agents import make_agent
+from ... import envs
 from ...envs import GAMES, game_id
 
 # Games played against opponents (the agent takes one seat): their env ids.
-MULTIPLAYER = {GAMES["splendor"][0]}
-BUILT_IN_OPPONENTS = ("random", "greedy")  # played by the env itself, with the env's generator
 
 Z_95 = 1.959963984540054
 
@@ -107,15 +106,15 @@ def _play_chunk(env_id: str, env_kwargs: dict, agent, episodes: list) -> list[tu
     if isinstance(agent, str):
         agent = make_agent(agent, env_id)
     opponent = env_kwargs.get("opponent")
-    if isinstance(opponent, str) and opponent not in BUILT_IN_OPPONENTS:
+    if isinstance(opponent, str) and opponent not in envs.game(env_id).built_in_opponents:
         env_kwargs = {**env_kwargs, "opponent": make_agent(opponent, env_id)}
-    envs = {}
+    by_seat = {}
     results = []
     for seed, seat in episodes:
-        if seat not in envs:
-            envs[seat] = gym.make(env_id, **env_kwargs) if seat is None else gym.make(env_id, seat=seat, **env_kwargs)
-        results.append((seed, seat if seat is not None else 0, *play_episode(envs[seat], agent, seed)))
-    for env in envs.values():
+        if seat not in by_seat:
+            by_seat[seat] = gym.make(env_id, **env_kwargs) if seat is None else gym.make(env_id, seat=seat, **env_kwargs)
+        results.append((seed, seat if seat is not None else 0, *play_episode(by_seat[seat], agent, seed)))
+    for env in by_seat.values():
         env.close()
     return results
 
@@ -126,8 +125,8 @@ RECORD_TABLE = ("game", "opponent", "players")
 
 
 def _write_record(path: str, results: list, table: dict) -> None:
-    """One JSON line an episode: ``table`` (game, agent, and for Splendor opponent and players), then the
-    ``RECORD_FIELDS``."""
+    """One JSON line an episode: ``table`` (game, agent, and in a game of several players the opponent and the
+    number of players), then the ``RECORD_FIELDS``."""
     with open(path, "w") as out:
         for result in results:
             out.write(json.dumps({**table, **dict(zip(RECORD_FIELDS, result))}) + "\n")
@@ -222,23 +221,23 @@ def evaluate(game: str, agent="random", episodes: int = 100, seed: int = 0, work
 
     ``agent`` is a name known to ``make_agent`` or an agent object (picklable when ``workers`` > 1).
     ``workers`` defaults to the number of CPUs; 1 plays in this process.
-    For a multi-player game (Splendor), ``opponent`` (a name or an agent object; the env's default when
+    For a game of several players, ``opponent`` (a name or an agent object; the env's default when
     None) plays the other seats of ``num_players`` (the env's default when None), and the agent's seat
     rotates with the episode.
     ``record``: a file to write every episode's result to, one JSON line each in seed order (``game``, ``agent``,
-    for Splendor ``opponent`` and ``players``, then ``seed``, ``seat``, ``won``, ``score``, ``length``), so that two
+    in a game of several players ``opponent`` and ``players``, then ``seed``, ``seat``, ``won``, ``score``, ``length``), so that two
     agents can be compared deal by deal (``benchmarks/evaluation/compare.py``).
     ``on_episodes(k)`` is called as episodes finish (k at a time), for a progress display of the caller's.
-    ``backend="ray"`` plays the chunks of episodes as Ray tasks (``tabletop_gym.benchmarks.evaluation.ray_tasks``) on the cluster at
-    ``address`` (or the Ray session of this process, or a new local one), ``workers`` then defaulting to the
+    ``backend="ray"`` plays the chunks of episodes as Ray tasks (``benchmarks/evaluation/ray_tasks.py``) on the
+    cluster at ``address`` (or the Ray session of this process, or a new local one), ``workers`` then defaulting to the
     cluster's CPUs; the result is the local backend's for the same seeds.
     """
     env_id = game_id(game)
     env_kwargs = dict(env_kwargs or {})
-    multiplayer = env_id in MULTIPLAYER
+    multiplayer = envs.game(env_id).multiplayer
     if not multiplayer and (opponent is not None or num_players is not None):
         raise ValueError(f"{env_id} is a solitaire: opponent and num_players apply to "
-                         f"{', '.join(sorted(MULTIPLAYER))} only")
+                         f"{', '.join(g.id for g in GAMES.values() if g.multiplayer)} only")
     if opponent is not None:
         env_kwargs["opponent"] = opponent
     if num_players is not None:
@@ -259,7 +258,7 @@ def evaluate(game: str, agent="random", episodes: int = 100, seed: int = 0, work
             raise ValueError("evaluate rotates the agent's seat; do not fix it in env_kwargs")
         # Build the env once here: it checks the options, and gives the defaults for the report.
         probe_kwargs = dict(env_kwargs)
-        if isinstance(opponent, str) and opponent not in BUILT_IN_OPPONENTS:
+        if isinstance(opponent, str) and opponent not in envs.game(env_id).built_in_opponents:
             probe_kwargs["opponent"] = make_agent(opponent, env_id)
         probe = gym.make(env_id, **probe_kwargs).unwrapped
         players = probe.num_players

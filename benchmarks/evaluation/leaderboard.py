@@ -106,7 +106,7 @@ class Row:
 
     def label(self) -> str:
         against = f" vs {self.opponent}" if self.opponent else ""
-        return f"{self.agent}{against} on {GAMES[self.game][0].split('/')[-1]}"
+        return f"{self.agent}{against} on {GAMES[self.game].label}"
 
 
 def _agent(name: str, game: str, ppo_models: dict):

@@ -4,11 +4,10 @@ Absolute steps per second depend on the machine and its load, so the table repor
 environment as a ratio to PettingZoo's ``connect_four_v3.env()`` timed in the same run.
 Every loop is the same: pick a uniformly random legal action, step, reset when the episode ends.
 
-Splendor adds its PettingZoo AEC env (agent actions per second of ``splendor_v0.env()`` and
+A game of several players adds its PettingZoo AEC env (agent actions per second of its ``env()`` and
 ``raw_env()``, 2 players) beside PettingZoo's ``texas_holdem_v4``, and its single-agent view
 against random opponents (learner steps per second, the opponents' moves played inside each step).
-Its row ``Tabletop/Splendor-v0`` and its vector rows are the view with its default opponent, the
-greedy player.
+Its own row and its vector rows are the view with its default opponent.
 
 A game with a native vector env adds it at N = 1, 64 and 1024 games (env-steps per second: N per
 call) beside Gymnasium's ``SyncVectorEnv`` of its single env, and a second table gives each native
@@ -28,7 +27,7 @@ import gymnasium as gym
 import numpy as np
 from tqdm import tqdm
 
-from ...envs import GAMES, VECTOR_ENTRY_POINTS
+from ...envs import GAMES
 
 REFERENCE = "connect_four_v3.env()"
 VECTOR_SIZES = (1, 64, 1024)
@@ -126,15 +125,16 @@ def _subjects(games):
         "gym Blackjack-v1": lambda d, s: _time_gym(gym.make("Blackjack-v1"), d, s, masked=False),
     }
     for name in games:
-        env_id = GAMES[name][0]
-        if name == "splendor":
-            subjects.update(_splendor_subjects(env_id))
-        # (Splendor's view with its default opponent, the greedy player: the one its vector rows play.)
+        entry = GAMES[name]
+        env_id = entry.id
+        if entry.multiplayer:
+            subjects.update(_multiplayer_subjects(entry))
+        # (A game of several players: its view with its default opponent, the one its vector rows play.)
         subjects[env_id] = lambda d, s, i=env_id: _time_gym(gym.make(i), d, s, masked=True)
-        if name != "splendor":
+        if not entry.multiplayer:
             subjects[env_id + " (unwrapped)"] = lambda d, s, i=env_id: _time_gym(gym.make(i).unwrapped, d, s,
                                                                                  masked=True)
-        if name in VECTOR_ENTRY_POINTS:
+        if entry.vector_env:
             subjects.update(_vector_subjects(env_id))
     subjects.update(_training_subjects(games))
     return subjects
@@ -174,21 +174,22 @@ def _time_training(env_id: str, duration: float, seed: int) -> float:
 def _training_subjects(games) -> dict:
     if importlib.util.find_spec("torch") is None:  # training needs the rl extra
         return {}
-    return {training_name(GAMES[name][0]): lambda d, s, i=GAMES[name][0]: _time_training(i, d, s)
-            for name in games if name in VECTOR_ENTRY_POINTS}
+    return {training_name(GAMES[name].id): lambda d, s, i=GAMES[name].id: _time_training(i, d, s)
+            for name in games if GAMES[name].vector_env}
 
 
-def _splendor_subjects(env_id: str) -> dict:
+def _multiplayer_subjects(entry) -> dict:
+    """A game of several players: its AEC env beside PettingZoo's Texas Hold'em, and its view against the random
+    opponent."""
     from pettingzoo.classic import texas_holdem_v4
 
-    from ...envs import splendor_v0
-
+    aec, env_id = entry.aec_module(), entry.id
     view = env_id + " (random opponent)"
     return {
         "texas_holdem_v4.env()": lambda d, s: _time_aec(texas_holdem_v4.env(), d, s),
         "texas_holdem_v4.raw_env()": lambda d, s: _time_aec(texas_holdem_v4.raw_env(), d, s),
-        "splendor_v0.env()": lambda d, s: _time_aec(splendor_v0.env(), d, s),
-        "splendor_v0.raw_env()": lambda d, s: _time_aec(splendor_v0.raw_env(), d, s),
+        f"{entry.aec}.env()": lambda d, s: _time_aec(aec.env(), d, s),
+        f"{entry.aec}.raw_env()": lambda d, s: _time_aec(aec.raw_env(), d, s),
         view: lambda d, s: _time_gym(gym.make(env_id, opponent="random"), d, s, masked=True),
         view + " (unwrapped)": lambda d, s: _time_gym(gym.make(env_id, opponent="random").unwrapped, d, s,
                                                       masked=True),
@@ -227,7 +228,7 @@ def markdown_table(rows: list[Row]) -> str:
 def vector_table(rows: list[Row]) -> str:
     """Each native vector env against Gymnasium's SyncVectorEnv of the same game, measured in the same run."""
     rate = {row.name: row.steps_per_second for row in rows}
-    games = [GAMES[name][0] for name in VECTOR_ENTRY_POINTS if sync_name(GAMES[name][0]) in rate]
+    games = [g.id for g in GAMES.values() if g.vector_env and sync_name(g.id) in rate]
     if not games:
         return ""
     header = " | ".join(f"N={n}" for n in VECTOR_SIZES)
@@ -250,7 +251,8 @@ def chart(rows: list[Row], path) -> None:
     fig, ax = plt.subplots(figsize=(9, 0.32 * len(rows) + 1.2))
     names = [row.name for row in rows][::-1]
     rates = [row.steps_per_second for row in rows][::-1]
-    colours = ["#d62728" if " vector N=" in n else "#1f77b4" if n.startswith("Tabletop/") or n.startswith("splendor")
+    ours = tuple(f"{g.aec}." for g in GAMES.values() if g.aec)
+    colours = ["#d62728" if " vector N=" in n else "#1f77b4" if n.startswith("Tabletop/") or n.startswith(ours)
                else "#9e9e9e" for n in names]
     ax.barh(names, rates, color=colours)
     ax.set_xscale("log")

@@ -101,14 +101,15 @@ class MaskedVectorObservations(gym.vector.VectorWrapper):
 def make_env(config: dict):
     """The env ``config`` names (``game`` and the env's options), masked for RLlib; the native vector env of
     ``config["num_envs"]`` games when RLlib asks for that many."""
-    from ...envs import GAMES, VECTOR_ENTRY_POINTS, game_id  # registers the ids in this process
+    from ...envs import game  # registers the ids in this process
 
     options = dict(config)
-    env_id = game_id(options.pop("game"))
+    entry = game(options.pop("game"))
+    env_id = entry.id
     num_envs = options.pop("num_envs", None)
     if num_envs is None:
         return MaskedObservations(gym.make(env_id, **options))
-    if not any(GAMES[name][0] == env_id for name in VECTOR_ENTRY_POINTS):
+    if entry.vector_env is None:
         raise ValueError(f"{env_id} has no native vector env: train it with gym_env_vectorize_mode='SYNC'")
     return MaskedVectorObservations(gym.make_vec(env_id, num_envs=num_envs, vectorization_mode="vector_entry_point",
                                                  **options))
@@ -194,12 +195,11 @@ def train(game: str, timesteps: int = 100_000, seed: int = 0, n_envs: int | None
     local one); or, with ``self_play`` (a game of several players, ``env_kwargs`` its ``num_players`` alone), on
     its AEC env against snapshots of the learner. The checkpoint is then evaluated as ``rllib:<checkpoint>``."""
     from ...agents import make_agent
-    from ...envs import game_id
-    from ..evaluation.evaluate import MULTIPLAYER
+    from ...envs import game as game_of
     from .run import Learned, start_run
 
-    env_id = game_id(game)
-    if self_play and env_id not in MULTIPLAYER:
+    env_id = game_of(game).id
+    if self_play and not game_of(game).multiplayer:
         raise ValueError(f"self-play needs a game of several players; {env_id} is a solitaire")
     if self_play and set(env_kwargs or {}) - {"num_players"}:
         raise ValueError(f"self_play takes the option num_players only (the league plays the other seats), got "

@@ -17,9 +17,8 @@ from pathlib import Path
 import gymnasium as gym
 import numpy as np
 
-from ... import envs
-from ...envs import game_id
-from ..evaluation.evaluate import BUILT_IN_OPPONENTS, MULTIPLAYER, EvalResult, evaluate
+from ...envs import GAMES, game, game_id
+from ..evaluation.evaluate import EvalResult, evaluate
 
 EVALUATION_SEEDS = 10_000_000  # + the run's seed: the final evaluation's first deal, away from every training deal
 
@@ -67,11 +66,8 @@ class Run:
         """Evaluate ``agent`` (the saved model, played as any agent) on deals the training never saw; in a
         multi-player game against every built-in opponent; draw the curve and write the record."""
         evaluation = self.evaluate(agent, self.env_kwargs)
-        others = {}
-        if self.env_id in MULTIPLAYER:
-            for opponent in BUILT_IN_OPPONENTS:
-                if opponent != self.env_kwargs.get("opponent", "greedy"):
-                    others[opponent] = self.evaluate(agent, {**self.env_kwargs, "opponent": opponent}).as_dict()
+        others = {opponent: self.evaluate(agent, {**self.env_kwargs, "opponent": opponent}).as_dict()
+                  for opponent in game(self.env_id).built_in_opponents if opponent != evaluation.opponent}
         curve_path = self.folder / "learning_curve.png"
         plot_curve(learned.curve, evaluation, f"{title} on {self.env_id}", curve_path)
         options = {key: by_name(value) for key, value in self.training_kwargs.items()}
@@ -102,7 +98,7 @@ def start_run(game: str, out, seed: int, env_kwargs: dict | None, eval_episodes:
 def training_options(env_id: str, env_kwargs: dict | None) -> dict:
     """The env options the learner trains on: ``env_kwargs``, and in a multi-player game a seat drawn per game."""
     env_kwargs = dict(env_kwargs or {})
-    if env_id not in MULTIPLAYER:
+    if not game(env_id).multiplayer:
         return env_kwargs
     if "seat" in env_kwargs:
         raise ValueError("train seats the learner at random in every game (the evaluation rotates the seat); "
@@ -142,7 +138,7 @@ def by_name(option):
 
 def native_vector_env(env_id: str, n_envs: int, env_kwargs: dict):
     """The game's native vector env of ``n_envs`` games, or a ValueError naming the games that have one."""
-    if not any(envs.GAMES[name][0] == env_id for name in envs.VECTOR_ENTRY_POINTS):
+    if game(env_id).vector_env is None:
         raise ValueError(f"{env_id} has no native vector env; the games that have one: "
-                         f"{', '.join(envs.VECTOR_ENTRY_POINTS)}")
+                         f"{', '.join(g.name for g in GAMES.values() if g.vector_env)}")
     return gym.make_vec(env_id, num_envs=n_envs, vectorization_mode="vector_entry_point", **env_kwargs)

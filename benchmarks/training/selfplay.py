@@ -23,9 +23,8 @@ from ...agents import saved_policy
 from ...agents.base import RandomAgent
 from ...agents.policy import snapshot
 from ...agents.splendor import GreedyAgent
-from ...envs import game_id, splendor_v0
+from ...envs import game, splendor_v0
 from ...envs.splendor import rules
-from ..evaluation.evaluate import MULTIPLAYER
 from . import ppo
 from .clone import cloned_policy
 from .run import TrainResult, start_run
@@ -198,7 +197,7 @@ def learn_by_self_play(timesteps: int, settings=None, seed: int = 0, out="runs/s
 
 # ---------------------------------------------------------------- the run: tabletop-gym train <game> --self-play
 
-def train(game: str, timesteps: int = 100_000, seed: int = 0, n_envs: int | None = None, out=None,
+def train(name: str, timesteps: int = 100_000, seed: int = 0, n_envs: int | None = None, out=None,
           eval_episodes: int = 500, env_kwargs: dict | None = None, workers: int | None = None,
           progress: bool = True, settings: dict | None = None, start: str | None = None,
           start_episodes: int = 2000) -> TrainResult:
@@ -206,15 +205,15 @@ def train(game: str, timesteps: int = 100_000, seed: int = 0, n_envs: int | None
     ``num_players`` alone (the league plays the other seats); ``start``: an agent's name whose games, every seat
     in turn, the policy first learns to play as (``clone.cloned_policy``). The final evaluation plays the saved
     policy against the env's default opponent, seats rotated, and against the other built-in opponents."""
-    env_id = game_id(game)
-    if env_id not in MULTIPLAYER:
+    env_id = game(name).id
+    if not game(name).multiplayer:
         raise ValueError(f"self-play needs a game of several players; {env_id} is a solitaire")
     env_kwargs = dict(env_kwargs or {})
     if set(env_kwargs) - {"num_players"}:
         raise ValueError(f"self_play takes the option num_players only (the league plays the other seats), got "
                          f"{', '.join(sorted(env_kwargs))}")
-    learning = ppo.ppo_settings(game, n_envs, env_kwargs, settings or {})
-    run = start_run(game, out, seed, env_kwargs, eval_episodes, workers, progress, seat_drawn=False)
+    learning = ppo.ppo_settings(name, n_envs, env_kwargs, settings or {})
+    run = start_run(name, out, seed, env_kwargs, eval_episodes, workers, progress, seat_drawn=False)
     started = time.perf_counter()
     policy, cloned = None, {}
     if start is not None:  # the teacher plays every seat in turn (against its usual opponent), as the learner will

@@ -14,7 +14,9 @@ from ..core.picture import HIGHLIGHT, MUTED, RED, Canvas
 from . import rules
 from .render import _status
 
-WIDTH, HEIGHT = 640, 600
+WIDTH, HEIGHT = 640, 600  # every picture, whatever the state
+# The sample picture (docs/images/): halfway through the heuristic's episode of this seed and these options.
+SAMPLE = (24, {})
 CELL_W, CELL_H = 74, 100
 CARD_W, CARD_H = 56, 78
 GRID_X, GRID_Y = 20, 52

@@ -13,7 +13,9 @@ from ..core.picture import CARD_H, CARD_W, MUTED, RED, Canvas
 from . import rules
 from .render import status_lines
 
-WIDTH, HEIGHT = 720, 440
+WIDTH, HEIGHT = 720, 440  # every picture, whatever the state
+# The sample picture (docs/images/): halfway through the heuristic's episode of this seed and these options.
+SAMPLE = (24, {})
 LABEL_X, CARDS_X = 16, 112
 ROOM = 500  # width of the turn's and the hand's row
 TORCH_Y, TURN_Y, HAND_Y, STATUS_Y = 78, 170, 262, 350

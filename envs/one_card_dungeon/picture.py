@@ -14,7 +14,9 @@ from ..core.picture import INK, MUTED, RED, WHITE, Canvas
 from . import rules
 from .levels import SIZE
 
-WIDTH, HEIGHT = 760, 580
+WIDTH, HEIGHT = 760, 580  # every picture, whatever the state
+# The sample picture (docs/images/): halfway through the heuristic's episode of this seed and these options.
+SAMPLE = (2, {})
 TILE = 84
 GRID_X, GRID_Y = 44, 104
 SIDE_X = GRID_X + SIZE * TILE + 28

@@ -14,7 +14,9 @@ from ..core.cards import JOKERS, SUIT_SYMBOLS, card_label
 from ..core.picture import CARD_H, CARD_W, HIGHLIGHT, INK, MUTED, RED, Canvas
 from . import rules
 
-WIDTH, HEIGHT = 1000, 610
+WIDTH, HEIGHT = 1000, 610  # every picture, whatever the state
+# The sample picture (docs/images/): halfway through the heuristic's episode of this seed and these options.
+SAMPLE = (15, {})
 MARGIN = 16
 SMALL_W, SMALL_H = 34, 48  # the attack and defence cards, and the joker on its column
 LANE_Y, LANE_H, LANE_W = 50, 104, 812

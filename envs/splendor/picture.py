@@ -17,7 +17,9 @@ from ..core.picture import CARD_EDGE, HIGHLIGHT, INK, MUTED, WHITE, Canvas, is_l
 from . import rules
 from .cards import COLOR, COLORS, COST, NOBLE_POINTS, NOBLE_REQUIREMENT, POINTS, TOKEN_COLORS
 
-WIDTH, HEIGHT = 1000, 610
+WIDTH, HEIGHT = 1000, 610  # every picture, whatever the state
+# The sample picture (docs/images/): halfway through the heuristic's episode of this seed and these options.
+SAMPLE = (24, {"num_players": 3})
 BOARD_X, TOP_Y = 16, 50
 CARD_W, CARD_H = 72, 106
 NOBLE = 80

@@ -193,6 +193,8 @@ class SplendorEnv(TabletopEnv):
     reset_options = ("deck",)
     # What reset changes here besides the game and the generator, put back if it raises: the learner's seat
     # (``rules``), who plays each seat, the moves reported in the info.
+    players = tuple(range(rules.MIN_PLAYERS, rules.MAX_PLAYERS + 1))  # a game of 2 to 4
+    built_in_opponents = OPPONENTS  # played by the env itself, with its generator
     _reset_keeps = (*TabletopEnv._reset_keeps, "rules", "_players", "_opponent_moves")
     _option_fields = OPTION_FIELDS  # a saved game must be of this env's player count and max_rounds
 
