@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+
 import gymnasium as gym
 import numpy as np
 
@@ -79,7 +83,56 @@ def place_in_dungeon(env, adventurer=None, monsters=None, hp=None, **skills):
     env.set_state(saved)
 
 
+def passes_as_plain_python(test_file: str) -> None:
+    """The tests of ``test_file`` pass with ``NUMBA_DISABLE_JIT=1``: the same compiled functions run as plain Python
+    (what coverage and a debugger see)."""
+    result = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-o", "addopts=", test_file],
+                            env={**os.environ, "NUMBA_DISABLE_JIT": "1"}, capture_output=True, text=True, timeout=900)
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    assert " passed" in result.stdout
+
+
+PLAIN_PYTHON = os.environ.get("NUMBA_DISABLE_JIT") == "1"  # a test that runs its own file as plain Python skips then
+
+
 # ---------------------------------------------------------------- vector envs against single envs
+
+def played_games(rules, deals: list, rng: np.random.Generator) -> list:
+    """300 games of a solitaire in every phase: each dealt (with ``deals[seed % len(deals)]``), then played some
+    random legal moves on."""
+    games = []
+    for seed in range(300):
+        s = rules.new_game(np.random.default_rng(seed), **deals[seed % len(deals)])
+        for _ in range(rng.integers(0, 40)):
+            legal = np.flatnonzero(rules.legal_mask(s))
+            if not len(legal):
+                break
+            s = rules.apply(s, int(rng.choice(legal)))
+        games.append(s)
+    return games
+
+
+def check_row_loops(rules, deals: list, fill_observations) -> None:
+    """The compiled loops a vector env runs over its rows (``take_actions``, ``play_forced_rows``,
+    ``fill_legal_masks``, and ``fill_observations(data, games, observations)``) are the single-game functions,
+    on games in every phase."""
+    rng = np.random.default_rng(7)
+    games = played_games(rules, deals, rng)
+    data = np.stack([s.data for s in games])
+    masks = np.empty((len(games), rules.NUM_ACTIONS), dtype=bool)
+    rules.fill_legal_masks(data, masks)
+    observations = np.empty((len(games), rules.OBSERVATION_SIZE), dtype=np.float32)
+    fill_observations(data, games, observations)
+    for k, s in enumerate(games):
+        assert np.array_equal(masks[k], rules.legal_mask(s)) and np.array_equal(observations[k], rules.observe(s))
+    playing = masks.any(axis=1)
+    actions = np.array([rng.choice(np.flatnonzero(m)) if m.any() else 0 for m in masks])
+    rules.take_actions(data, actions, playing)
+    rules.play_forced_rows(data, playing)
+    for k, s in enumerate(games):
+        expected = rules.play(s, int(actions[k]), None, skip_forced=True)[0] if playing[k] else s
+        assert np.array_equal(data[k], expected.data)
+
 
 def random_actions(rng: np.random.Generator, masks) -> np.ndarray:
     """A random legal action per game of a vector env (0 where a game has none: it is starting over)."""

@@ -13,7 +13,7 @@ from collections import Counter
 import gymnasium as gym
 import numpy as np
 import pytest
-from helpers import SideBySide, random_actions
+from helpers import SideBySide, check_row_loops, random_actions
 
 import tabletop_gym.envs  # noqa: F401  (registers the single env)
 from tabletop_gym.agents.dead_center import DeadCenterHeuristic
@@ -268,3 +268,9 @@ def test_the_heuristic_chooses_for_every_row_through_autoresets(lookahead):
             assert agent.act(observations[i], infos["action_mask"][i]) == 0
         finished += terminated.sum()
     assert finished >= 2
+
+
+def test_the_vector_loops_are_the_single_game_functions():
+    check_row_loops(rules, [{"jokers": 2}, {"jokers": 1}, {"jokers": 0}],
+                    lambda data, games, observations: rules.fill_observations(
+                        data, np.array([s.jokers for s in games]), observations))

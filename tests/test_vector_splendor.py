@@ -19,6 +19,7 @@ from collections import Counter
 import gymnasium as gym
 import numpy as np
 import pytest
+from numba.typed import List
 from helpers import SideBySide, random_actions
 from test_splendor_play import check_invariants
 from test_splendor_rules import give_cards, give_reserved, give_tokens, ordered
@@ -435,3 +436,114 @@ def test_the_throughput_benchmark_times_the_view_natively_beside_sync(tmp_path):
         assert f"| {ENV_ID} vector N={n} |" in table
     assert f"| {ENV_ID} SyncVectorEnv N=64 |" in table and f"| {ENV_ID} (random opponent) |" in table
     assert f"\n| {ENV_ID} | " in table.split("vs Sync |")[1]  # its row in the table of vector envs
+
+
+# ------------------------------------------------------------------ the compiled loops against one game's functions
+
+def tables_met_in_play(rng, games: int = 40) -> list:
+    """400 states met in play, over the player counts, over and truncated ones included."""
+    tables = []
+    for g in range(games):
+        n = 2 + g % 3
+        s = rules.new_game(rng, n, max_rounds=int(rng.integers(3, 40)))
+        while True:
+            tables.append(s)
+            mask = rules.legal_mask(s)
+            if not mask.any():
+                break
+            legal = np.flatnonzero(mask)
+            s = rules.apply(s, int(legal[rng.integers(legal.size)]))
+    return [tables[i] for i in rng.choice(len(tables), 400, replace=False)]
+
+
+def test_the_vector_loops_are_the_single_game_functions():
+    rng = np.random.default_rng(7)
+    tables = tables_met_in_play(rng)
+    data = np.stack([s.data for s in tables])
+    masks = np.empty((len(tables), rules.NUM_ACTIONS), dtype=bool)
+    rules.fill_legal_masks(data, masks)
+    assert np.array_equal(masks, [rules.legal_mask(s) for s in tables])
+    seats = np.array([int(rng.integers(s.num_players)) for s in tables], dtype=np.int64)
+    observations = np.empty((len(tables), rules.OBSERVATION_SIZE), dtype=np.float32)
+    rules.fill_observations(data, seats, observations)
+    assert np.array_equal(observations, [rules.observe(s, k) for s, k in zip(tables, seats)])
+    rows = masks.any(axis=1) & (rng.random(len(tables)) < 0.8)
+    actions = np.array([int(rng.choice(np.flatnonzero(m))) if r else 0 for m, r in zip(masks, rows)], dtype=np.int64)
+    played = data.copy()
+    rules.take_actions(played, actions, rows)
+    for i, s in enumerate(tables):
+        expected = rules.apply(s, int(actions[i])).data if rows[i] else s.data
+        assert np.array_equal(played[i], expected), i
+    forced = data.copy()
+    rules.play_forced_rows(forced, rows)
+    for i, s in enumerate(tables):
+        expected = s.copy()
+        if rows[i]:
+            mask = rules.legal_mask(expected)
+            while mask.sum() == 1:
+                expected = rules.apply(expected, int(mask.argmax()))
+                mask = rules.legal_mask(expected)
+        assert np.array_equal(forced[i], expected.data), i
+    forfeited = data.copy()
+    rules.forfeit_rows(forfeited, rows, seats)
+    for i, s in enumerate(tables):
+        assert np.array_equal(forfeited[i], rules.forfeit(s, int(seats[i])).data if rows[i] else s.data), i
+
+
+def test_the_compiled_step_plays_the_opponents_as_one_move_at_a_time():
+    """``players.play_rows_until_learner`` (greedy and random opponents inside, each game's generator drawn as
+    ``random_action`` draws it) and ``players.play_until_learner`` on one game (stopping at a random opponent's
+    choice), against the rules and players played move by move."""
+    rng = np.random.default_rng(3)
+    tables = tables_met_in_play(rng)
+    data = np.stack([s.data for s in tables])
+    learners = np.array([int(rng.integers(s.num_players)) for s in tables], dtype=np.int64)
+    greedy = rng.random((len(tables), rules.MAX_PLAYERS)) < 0.6
+    rows = np.ones(len(tables), dtype=bool)
+    rngs = [np.random.default_rng(i) for i in range(len(tables))]
+    players.play_rows_until_learner(data, rows, learners, greedy, True, List(rngs))
+    for i, s in enumerate(tables):
+        o = s.copy()
+        # Played to the learner's decision (the rows), and to the first random choice (one game, logged).
+        first_stop = None
+        row_rng = np.random.default_rng(i)
+        moves = []
+        while True:
+            mask = rules.legal_mask(o)
+            if o.current != learners[i]:
+                if not mask.any():
+                    break
+                if mask.sum() == 1:
+                    action = int(mask.argmax())
+                elif greedy[i, o.current]:
+                    action = players.greedy_action(rules.observe(o, o.current), mask)
+                else:
+                    if first_stop is None:
+                        first_stop = o, list(moves), mask
+                    action = players.random_action(mask, row_rng)
+                if first_stop is None:
+                    moves.append([int(o.current), action])
+            elif mask.sum() == 1:
+                action = int(mask.argmax())
+            else:
+                break
+            o = rules.apply(o, action)
+        got = rules.State.__new__(rules.State)
+        got.data = data[i]
+        assert got.equals(o) and rngs[i].bit_generator.state == row_rng.bit_generator.state, i
+        why = players.PLAYED if first_stop is None else players.RANDOM_TO_CHOOSE
+        if first_stop is not None:
+            o, moves, _ = first_stop
+        one = s.copy()
+        log = np.zeros((4, 2), dtype=np.int64)  # a small log: the moves come in parts
+        logged = []
+        mask = np.empty(rules.NUM_ACTIONS, dtype=bool)
+        obs = np.empty(rules.OBSERVATION_SIZE, dtype=np.float32)
+        while True:
+            log[0, 0] = 0
+            stop = players.play_until_learner(one.data, learners[i], greedy[i], True, mask, obs, log)
+            logged += log[1:log[0, 0] + 1].tolist()
+            if stop != players.LOG_FULL:
+                break
+        assert stop == why and one.equals(o) and logged == moves, i
+        assert np.array_equal(mask, rules.legal_mask(o)), i
