@@ -143,6 +143,15 @@ AUTORESET_MODES = [gym.vector.AutoresetMode.NEXT_STEP, gym.vector.AutoresetMode.
                    gym.vector.AutoresetMode.DISABLED]
 
 
+def left_out_keys(vector, single_info: dict, vector_infos: dict) -> set:
+    """The keys of a single env's info that the infos of ``vector`` (the env or a wrapper of it) do not carry: each
+    must be one that the vector env's documentation says it leaves out."""
+    left_out = set(single_info) - set(vector_infos)
+    documented = type(vector.unwrapped).__doc__
+    assert all(f"``{key}`` is left out" in documented for key in left_out), left_out
+    return left_out
+
+
 class SideBySide:
     """A native vector env and ``num_envs`` single envs of the same game, stepped with the same actions; every
     reset and step asserts that they agree: observations, rewards, ends, masks, the outcome at each end, the
@@ -161,11 +170,10 @@ class SideBySide:
                                    autoreset_mode=autoreset_mode, **options)
         self.mode = self.vector.autoreset_mode
         assert self.mode == gym.vector.AutoresetMode(autoreset_mode)
-        # The single env's info keys that the vector env documents as left out (Splendor's opponent_moves).
-        self.left_out = getattr(self.vector, "info_keys_left_out", ())
         self.singles = [gym.make(env_id, **options).unwrapped for _ in range(num_envs)]
         self.observations, self.infos = self.vector.reset(seed=seed, options=reset_options)
         self.keys = set(self.infos)
+        self.single_infos = [None] * num_envs  # each single env's info of its last step
         for i, single in enumerate(self.singles):
             single_obs, single_info = single.reset(seed=seed + i, options=reset_options)
             self._agree(i, single_obs, single_info)
@@ -194,6 +202,7 @@ class SideBySide:
                     before(i, single, action)
                 single_obs, reward, ended_here, cut_here, single_info = single.step(action)
             assert (rewards[i], terminated[i], truncated[i]) == (reward, ended_here, cut_here)
+            self.single_infos[i] = single_info
             if ended_here or cut_here:
                 ended.append((i, single_info))
             if self.mode == gym.vector.AutoresetMode.SAME_STEP:
@@ -229,7 +238,8 @@ class SideBySide:
 
     def _agree_outcome(self, i, infos, single_info, finished) -> None:
         """The vector infos hold game i's outcome exactly where it ended, as the single env's info has it."""
-        expected = {k: v for k, v in single_info.items() if k not in ("action_mask", *self.left_out)}
+        left_out = left_out_keys(self.vector, single_info, self.keys)
+        expected = {k: v for k, v in single_info.items() if k not in ("action_mask", *left_out)}
         got = {k: v for k, v in self.vector.info_of(infos, i).items() if k != "action_mask"}
         if finished:
             assert {"won", "score"} <= set(expected)

@@ -203,8 +203,7 @@ def test_the_batched_deal_is_rules_new_game(jokers):
     # what they hold, and a stacked deck (already in place) is left alone.
     template = rules.new_game(np.random.default_rng(99), jokers=jokers)
     b = Batch(template, 40)
-    for i in range(40):
-        b.put(i, template)
+    b.put_same(np.arange(40), template)
     rows = np.arange(0, 40, 2)
     Games.deal(b, rows, [np.random.default_rng(1000 + i) for i in range(40)], {})
     for i in range(40):

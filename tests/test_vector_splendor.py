@@ -4,8 +4,9 @@ The vector env and N single envs (``Tabletop/Splendor-v0``) are played side by s
 observations, rewards, ends, masks, the outcome at each end and the full state of every game (deck order and
 blind reservations included) must agree after every step, through autoresets. The runs cover 2, 3 and 4 players,
 random and greedy opponents (and a list of both), a random learner seat, both reward modes, moves played one by
-one, stacked decks, illegal actions in both modes and small ``max_rounds``. The rare branches the single envs'
-rules take (token returns, a choice between two nobles, buying a reserved card, reserving from a deck, a deck
+one, stacked decks, illegal actions in both modes and small ``max_rounds``. Every single env's step is played again
+move by move through ``rules.apply`` (the learner's action, the opponents' moves its info logs, the forced moves)
+and must reach its game; the rare branches those moves take (token returns, a choice between two nobles, buying a reserved card, reserving from a deck, a deck
 running out, passes and the end when every player passed, the last round, truncation) are counted and required.
 Positions play rarely reaches (a learner near two nobles, every player stuck) are set by hand in both envs alike.
 
@@ -26,7 +27,7 @@ from test_splendor_rules import give_cards, give_reserved, give_tokens, ordered
 
 from tabletop_gym.envs import IllegalActionError
 from tabletop_gym.envs.core.vector import Batch
-from tabletop_gym.envs.splendor import players, rules, single
+from tabletop_gym.envs.splendor import players, rules
 from tabletop_gym.envs.splendor.cards import COLOR, POINTS, TIER_CARDS
 from tabletop_gym.envs.splendor.vector import SplendorVectorEnv, _LearnerGames
 
@@ -34,39 +35,56 @@ ENV_ID = "Tabletop/Splendor-v0"
 
 
 @pytest.fixture
-def counts(monkeypatch):
-    """Counts the rare branches the single envs' rules take (the vector env never calls ``rules.apply``: it must
-    take the same branches in its compiled step for the two to agree). The single envs play move by move through
-    ``rules.apply`` here, not in their compiled step."""
-    tally = Counter()
-    apply = rules.apply
-    monkeypatch.setattr(single, "COMPILED_STEP", False)
+def counts():
+    """The rare branches the games took, counted move by move as ``replay`` plays each step again."""
+    return Counter()
 
-    def counted_apply(s, action, rng=None):
-        choices = int(rules.legal_mask(s).sum())
-        if s.phase == rules.RETURN:
-            tally["token_return"] += 1
-        elif s.phase == rules.NOBLE and choices >= 2:
-            tally["noble_choice"] += 1
-        elif rules.A_BUY_RESERVED <= action < rules.A_RETURN:
-            tally["buy_reserved"] += 1
-        elif rules.A_RESERVE_DECK <= action < rules.A_BUY:
-            tally["reserve_from_deck"] += 1
-        elif action == rules.A_PASS:
-            tally["pass"] += 1
-        # A face-up card taken (bought or reserved) or a deck's top reserved, from a tier whose deck is empty.
-        drawn_tier = (action - rules.A_RESERVE) // rules.BOARD_SLOTS if rules.A_RESERVE <= action < rules.A_RESERVE_DECK \
-            else action - rules.A_RESERVE_DECK if action < rules.A_BUY else (action - rules.A_BUY) // rules.BOARD_SLOTS
-        if s.phase == rules.MAIN and rules.A_RESERVE <= action < rules.A_BUY_RESERVED and \
-                rules.deck_size(s, drawn_tier) == 0:
-            tally["deck_ran_out"] += 1
-        after = apply(s, action, rng)
-        if after.final_round and not s.final_round and after.phase != rules.OVER:
-            tally["last_round_played"] += 1
-        return after
 
-    monkeypatch.setattr(rules, "apply", counted_apply)
-    return tally
+def counted_apply(tally, s, action):
+    """``rules.apply``, counting the rare branch the move takes in ``tally``."""
+    choices = int(rules.legal_mask(s).sum())
+    if s.phase == rules.RETURN:
+        tally["token_return"] += 1
+    elif s.phase == rules.NOBLE and choices >= 2:
+        tally["noble_choice"] += 1
+    elif rules.A_BUY_RESERVED <= action < rules.A_RETURN:
+        tally["buy_reserved"] += 1
+    elif rules.A_RESERVE_DECK <= action < rules.A_BUY:
+        tally["reserve_from_deck"] += 1
+    elif action == rules.A_PASS:
+        tally["pass"] += 1
+    # A face-up card taken (bought or reserved) or a deck's top reserved, from a tier whose deck is empty.
+    drawn_tier = (action - rules.A_RESERVE) // rules.BOARD_SLOTS if rules.A_RESERVE <= action < rules.A_RESERVE_DECK \
+        else action - rules.A_RESERVE_DECK if action < rules.A_BUY else (action - rules.A_BUY) // rules.BOARD_SLOTS
+    if s.phase == rules.MAIN and rules.A_RESERVE <= action < rules.A_BUY_RESERVED and \
+            rules.deck_size(s, drawn_tier) == 0:
+        tally["deck_ran_out"] += 1
+    after = rules.apply(s, action)
+    if after.final_round and not s.final_round and after.phase != rules.OVER:
+        tally["last_round_played"] += 1
+    return after
+
+
+def replay(s, action, single, info, tally):
+    """A step of the single env ``single`` again, from its game ``s``, move by move through ``rules.apply`` (each
+    move counted in ``tally``): the learner's ``action`` (a forfeit if illegal), the opponents' moves its ``info``
+    logs, and the learner's forced moves with ``skip_forced``. It must reach the single env's game."""
+    seat = single.seat
+    s = counted_apply(tally, s, int(action)) if rules.legal_mask(s)[action] else rules.forfeit(s, seat)
+    logged = iter(info["opponent_moves"])
+    while True:
+        mask = rules.legal_mask(s)
+        if s.current != seat:
+            if not mask.any():
+                break
+            opponent, name = next(logged)
+            assert opponent == s.current
+            s = counted_apply(tally, s, rules.ACTION_NAMES.index(name))
+        elif single.skip_forced and np.count_nonzero(mask) == 1:
+            s = counted_apply(tally, s, int(mask.argmax()))
+        else:
+            break
+    assert next(logged, None) is None and s.equals(single.state)
 
 
 def random_play(rng, masks, observations):
@@ -94,7 +112,7 @@ def set_table(both, i, change):
     single.set_state(saved)
     check_invariants(single.state)
     vector = both.vector
-    vector.state.put(i, single.state)
+    vector.state.data[i] = single.state.data
     vector._mask[i] = rules.legal_mask(single.state)
     both.infos["action_mask"][i] = vector._mask[i]
     both.observations[i] = rules.observe(single.state, single.seat)
@@ -114,7 +132,11 @@ def play_side_by_side(num_envs, steps, seed, counts, policy=random_play, reset_o
             for i in np.flatnonzero(starting):
                 set_table(both, i, lambda s, seat=both.singles[i].seat: new_table(s, seat))
         starting = both.starting_over.copy()
-        ended = both.step(policy(rng, both.masks, both.observations))
+        before = {}
+        ended = both.step(policy(rng, both.masks, both.observations),
+                          before=lambda i, single, action: before.update({i: (single.state.copy(), action)}))
+        for i, (s, action) in before.items():
+            replay(s, action, both.singles[i], both.single_infos[i], counts)
         for i, info in ended:
             counts["result_" + info["result"]] += 1
             counts["won" if info["won"] else "lost"] += 1

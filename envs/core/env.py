@@ -1,15 +1,14 @@
 """The Gymnasium side of the contract every single-agent game keeps (see DESIGN.md).
 
 A game's ``env.py`` subclasses ``TabletopEnv``, points ``rules`` at its rules module and
-builds the first state in ``_new_state``. Everything else is here once: spaces, action names
+deals a game of its options in ``new_game``. Everything else is here once: spaces, action names
 and masks, skip-forced stepping, illegal actions, rewards, info, rendering, cloning.
 
 A rules module provides ``ACTION_NAMES``, ``OBSERVATION_LOW`` / ``OBSERVATION_HIGH``,
-``legal_mask(s)``, ``apply(s, action, rng)``, ``observe(s)``, ``is_over(s)``,
-``outcome(s)`` (a dict with ``won`` and ``score``), ``forfeit(s)``, ``describe(s)`` and
-``determinize(s, rng)``; optionally ``is_truncated(s)``, and ``play(s, action, rng, skip_forced)`` (the step:
-the action and the forced moves after it, giving the state and its mask) where the rules have it compiled. Its
-render module provides ``render_text(s)`` and its picture module ``draw(s)`` (the ``rgb_array`` image, imported only when one is drawn).
+``legal_mask(s)``, ``apply(s, action, rng)``, ``play(s, action, rng, skip_forced)`` (the step: the action and
+the forced moves after it, giving the state and its mask), ``observe(s)``, ``is_over(s)``, ``outcome(s)`` (a dict
+with ``won`` and ``score``), ``forfeit(s)``, ``describe(s)`` and ``determinize(s, rng)``; optionally
+``is_truncated(s)``. Its render module provides ``render_text(s)`` and its picture module ``draw(s)`` (the ``rgb_array`` image, imported only when one is drawn).
 """
 
 from __future__ import annotations
@@ -171,19 +170,15 @@ class TabletopEnv(gym.Env):
 
     # ------------------------------------------------------------ the game's hooks
 
-    def _new_state(self, options: dict):
-        """The first state of an episode, from ``self.np_random`` and the reset options."""
+    def new_game(self, rng: np.random.Generator, options: dict):
+        """A new game of this env's options, dealt with ``rng`` and the reset options: what ``reset`` starts, what
+        the vector env deals into its rows, and what a saved game is checked against."""
         raise NotImplementedError
 
-    def _fresh_state(self):
-        """A new game of this env as its options make it, dealt from a throwaway generator: what a saved game is
-        checked against (its fields, their types and shapes). The env's own generator is left untouched."""
-        own = self._np_random
-        self._np_random = np.random.default_rng(0)
-        try:
-            return self._new_state({})
-        finally:
-            self._np_random = own
+    def _new_state(self, options: dict):
+        """The first state of an episode, from ``self.np_random`` and the reset options (a game with seats for
+        other players seats them here too)."""
+        return self.new_game(self.np_random, options)
 
     def _is_truncated(self, state) -> bool:
         check = self._truncation
@@ -242,16 +237,8 @@ class TabletopEnv(gym.Env):
         return self.observe(self.state), reward, terminated, truncated, info
 
     def _play(self, state, action: int):
-        """Apply ``action``, then every forced move after it (``skip_forced``); the new state and its mask. Rules
-        compiled with their own step (``play``) take it in one call."""
-        if hasattr(self.rules, "play"):
-            return self.rules.play(state, action, self.np_random, self.skip_forced)
-        state = self.rules.apply(state, action, self.np_random)
-        mask = self.rules.legal_mask(state)
-        while self.skip_forced and np.count_nonzero(mask) == 1 and not self._is_truncated(state):
-            state = self.rules.apply(state, int(mask.argmax()), self.np_random)
-            mask = self.rules.legal_mask(state)
-        return state, mask
+        """Apply ``action``, then every forced move after it (``skip_forced``); the new state and its mask."""
+        return self.rules.play(state, action, self.np_random, self.skip_forced)
 
     def _action_index(self, action) -> int | None:
         """The action as an index into ``action_names``, or None if it is not one."""
@@ -370,7 +357,8 @@ class TabletopEnv(gym.Env):
             raise ValueError(f"the saved state has no {' and no '.join(map(repr, missing))}: set_state takes what "
                              "get_state() returns, a dict with 'game' and 'rng'")
         if getattr(self, "_saved_template", None) is None:
-            self._saved_template = self._fresh_state()  # the same for every game of this env: dealt once
+            # The same for every game of this env: dealt once, from a throwaway generator.
+            self._saved_template = self.new_game(np.random.default_rng(0), {})
         check_saved_game(saved["game"], self._saved_template, self._option_fields)
         if hasattr(saved["game"], "check_values"):
             saved["game"].check_values()  # compiled rules do not check an index before they use it

@@ -181,7 +181,7 @@ def new_game(rng: np.random.Generator, num_players: int = 2, max_rounds: int = D
     then the draw pile from the top; a shorter list is the top of the deck and the tier's other
     cards follow shuffled) and ``"nobles"`` (exactly players + 1 noble ids, in display order).
     """
-    deck = _check_deck(deck, num_players)
+    deck = check_deck(deck, num_players)
     s = object.__new__(State)
     s.data = np.empty(State.SIZE, dtype=np.int64)
     deal(s.data, rng, num_players, max_rounds, deck)
@@ -219,7 +219,7 @@ def _int_id(value, where: str) -> int:
     return int(value)
 
 
-def _check_deck(deck, num_players: int) -> dict:
+def check_deck(deck, num_players: int) -> dict:
     """The stacking option, validated: a dict of tier lists and nobles with clear errors."""
     if deck is None:
         return {}

@@ -98,7 +98,6 @@ class SplendorVectorEnv(TabletopVectorEnv):
     """
 
     single_env = SplendorEnv
-    info_keys_left_out = ("opponent_moves",)
     RESULT_NAMES = rules.RESULT_NAMES + ("truncated",)
     _row_keeps = ("seats",)
 
@@ -132,14 +131,14 @@ class SplendorVectorEnv(TabletopVectorEnv):
         """New games in ``rows`` as the single env's ``reset`` deals them, each with its row's generator: the
         learner's seat (if random), the shuffle, then the seats before the learner's play (forced moves too)."""
         deck = options.get("deck")
-        rules._check_deck(deck, self.num_players)  # a bad deck is refused before any generator is drawn from
+        rules.check_deck(deck, self.num_players)  # a bad deck is refused before any generator is drawn from
         indices = np.flatnonzero(rows)
         seats = [int(self._rngs[i].integers(self.num_players)) if self.seat_option == "random" else self.seat_option
                  for i in indices]
         if self.state is None:
             self.state = Batch(rules.new_game(np.random.default_rng(0), self.num_players, self.max_rounds),
                                self.num_envs)
-        data, checked = self.state.data, rules._check_deck(deck, self.num_players)
+        data, checked = self.state.data, rules.check_deck(deck, self.num_players)
         for i in indices:  # rules.new_game, into the game's row
             rules.deal(data[i], self._rngs[i], self.num_players, self.max_rounds, checked)
         self.seats[indices] = seats
