@@ -135,9 +135,10 @@ class BatchRows:
 
 class CompiledGames:
     """The batched side of ``TabletopVectorEnv`` for a game whose rules are compiled: a ``Batch`` of its ``FlatState``
-    holds ``data`` (N, State.SIZE), a game per row, and each call runs the rules' compiled loop over the rows.
-    A game's subclass names its ``rules``, where a game's progress lies in a row (``over_at``: the phase that is
-    ``rules.OVER`` once the game ends) and its compiled ``end_game(a, result)``; it adds ``deal`` and ``outcome``."""
+    holds ``data`` (N, State.SIZE), a game per row, and each call runs the rules' compiled loop over the rows, or
+    the function that the single env calls too (``deal``, ``outcomes``). A game's subclass names its ``rules``,
+    where a game's progress lies in a row (``over_at``: the phase that is ``rules.OVER`` once the game ends) and
+    its compiled ``end_game(a, result)``."""
 
     rules: Any
     over_at: int
@@ -150,6 +151,19 @@ class CompiledGames:
     @classmethod
     def play_forced(cls, b, rows, rngs=None) -> None:
         cls.rules.play_forced_rows(b.data, rows)
+
+    @classmethod
+    def deal(cls, b, rows, rngs, options) -> None:
+        """The shuffle of each new game (``rules.deal``) with its own generator, in the rows given: each already
+        holds a new game's table (``TabletopVectorEnv._deal``), and a stacked deck is dealt there already."""
+        if options.get("deck") is None:
+            for i in rows:
+                cls.rules.deal(b.data[i], rngs[i])
+
+    @classmethod
+    def outcome(cls, b, rows) -> dict:
+        """``rules.outcome`` of each game ``rows`` selects, as arrays."""
+        return cls.rules.outcomes(b.data[rows])
 
     @classmethod
     def legal_masks(cls, b) -> np.ndarray:

@@ -20,6 +20,7 @@ import numpy as np
 from ..core.cards import IS_RED, JOKERS, NUM_CARD_IDS, RANK, SUIT, card_code, parse_deck, shuffled
 from ..core.compiled import compiled, only_action
 from ..core.state import FlatState, lay_out
+from ..core.turn import one_game
 
 JACK, QUEEN, KING = 11, 12, 13
 MAX_JOKERS = 2
@@ -178,12 +179,13 @@ def game_cards(jokers: int) -> list[int]:
 
 
 def new_game(rng: np.random.Generator, deck=None, jokers: int = 2) -> State:
-    """A new game. Random: the number cards and jokers shuffled (9 to the cabin, the rest the draw
-    pile), then the zombies shuffled onto the slots. Stacked: ``deck`` codes in the order of RULES.md."""
+    """A new game. Random: the game's cards dealt with ``rng`` (``deal``). Stacked: ``deck`` codes in the order of
+    RULES.md."""
     if deck is None:
-        numbers = shuffled(list(NUMBER_CARDS) + list(JOKERS[:jokers]), rng)
-        zombies = shuffled(ZOMBIE_CARDS, rng)
-        return State(numbers[:CABIN_SIZE], zombies, numbers[CABIN_SIZE:], jokers)
+        numbers = np.array([*NUMBER_CARDS, *JOKERS[:jokers]])  # in card-id order: the deal shuffles them
+        s = State(numbers[:CABIN_SIZE], ZOMBIE_CARDS, numbers[CABIN_SIZE:], jokers)
+        deal(s.data, rng)
+        return s
     cards = parse_deck(deck, game_cards(jokers))
     cabin, zombies = cards[:CABIN_SIZE], cards[CABIN_SIZE:CABIN_SIZE + NUM_SLOTS]
     draw_pile = cards[CABIN_SIZE + NUM_SLOTS:]
@@ -196,6 +198,22 @@ def new_game(rng: np.random.Generator, deck=None, jokers: int = 2) -> State:
                          + " (the order is 9 cabin number cards or jokers, then the 12 zombies J Q K, "
                            "then the draw pile)")
     return State(cabin, zombies, draw_pile, jokers)
+
+
+# Where a new game's shuffled number cards go: the first nine to piles 0-8, the rest to the draw pile.
+_DEALT_PLACES = np.array([*range(NUM_PILES)] + [DECK] * MAX_DECK)
+
+
+def deal(a: np.ndarray, rng: np.random.Generator) -> None:
+    """The shuffle of a new game, with ``rng``, on ``a`` (one game's data, or a vector env's row) holding a new
+    game's table: its number cards and jokers shuffled (9 to the cabin, the rest the draw pile), then its zombies
+    shuffled onto the slots."""
+    numbers = shuffled(np.concatenate([a[AT_PILE_TOP:AT_PILE_TOP + NUM_PILES], a[AT_DECK:AT_DECK + a[AT_END]]]), rng)
+    zombies = shuffled(a[AT_SLOT_CARD:AT_SLOT_CARD + NUM_SLOTS], rng)
+    a[AT_PILE_TOP:AT_PILE_TOP + NUM_PILES] = numbers[:CABIN_SIZE]
+    a[AT_SLOT_CARD:AT_SLOT_CARD + NUM_SLOTS] = zombies
+    a[AT_DECK:AT_DECK + len(numbers) - CABIN_SIZE] = numbers[CABIN_SIZE:]
+    a[AT_PLACE + numbers.astype(np.int64)] = _DEALT_PLACES[:len(numbers)]
 
 
 # ---------------------------------------------------------------- a turn
@@ -401,16 +419,25 @@ def is_over(s: State) -> bool:
     return s.phase == OVER
 
 
-def outcome(s: State) -> dict:
-    """``won`` (all 12 zombies killed), ``score`` (cards left in the draw pile on a win, else 0), ``kills``."""
-    won = s.result == WON
+_RESULTS = np.array(RESULT_NAMES)
+
+
+def outcomes(data: np.ndarray) -> dict:
+    """The outcome of each game, a row of ``data`` each, as arrays (what a vector env's infos hold): ``won`` (all
+    12 zombies killed), ``score`` (cards left in the draw pile on a win, else 0), ``kills``, ``result``, ``turn``."""
+    won = data[:, AT_RESULT] == WON
     return {
-        "won": bool(won),
-        "score": deck_size(s) if won else 0,
-        "kills": int(s.kills),
-        "result": RESULT_NAMES[s.result],
-        "turn": int(s.turn),
+        "won": won,
+        "score": np.where(won, data[:, AT_END] - data[:, AT_TOP], 0),
+        "kills": data[:, AT_KILLS],
+        "result": _RESULTS[data[:, AT_RESULT]],
+        "turn": data[:, AT_TURN],
     }
+
+
+def outcome(s: State) -> dict:
+    """``outcomes`` of the game ``s``, as Python's values."""
+    return one_game(outcomes(s.data[None]))
 
 
 # ---------------------------------------------------------------- exact search with the deck known

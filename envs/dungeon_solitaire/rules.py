@@ -18,6 +18,7 @@ import numpy as np
 from ..core.cards import JOKERS, RANK, SUIT, card, card_code, parse_deck, shuffled
 from ..core.compiled import compiled, only_action
 from ..core.state import FlatState, lay_out
+from ..core.turn import one_game
 
 SPADES, HEARTS, DIAMONDS, CLUBS = range(4)
 JOKER = JOKERS[0]
@@ -144,12 +145,17 @@ AT_MIN_DELVE = _AT["min_delve_turns_before_retreat"]
 # ---------------------------------------------------------------- setup
 
 def new_game(rng: np.random.Generator, deck=None, min_delve_turns_before_retreat: int = 2) -> State:
-    """A new game: the 44 cards shuffled with ``rng``, or stacked from ``deck`` (codes, top first)."""
+    """A new game: the 44 cards shuffled with ``rng`` (``deal``), or stacked from ``deck`` (codes, top first)."""
+    s = State(DECK_CARDS if deck is None else parse_deck(deck, DECK_CARDS), min_delve_turns_before_retreat)
     if deck is None:
-        order = shuffled(DECK_CARDS, rng)
-    else:
-        order = parse_deck(deck, DECK_CARDS)
-    return State(order, min_delve_turns_before_retreat)
+        deal(s.data, rng)
+    return s
+
+
+def deal(a: np.ndarray, rng: np.random.Generator) -> None:
+    """The shuffle of a new game, with ``rng``, on ``a`` (one game's data, or a vector env's row) holding a new
+    game's table: its deck."""
+    a[AT_DECK:AT_DECK + NUM_DECK_CARDS] = shuffled(a[AT_DECK:AT_DECK + NUM_DECK_CARDS], rng)
 
 
 # ---------------------------------------------------------------- moving cards
@@ -512,16 +518,28 @@ def treasure_points(s: State) -> int:
     return sum(treasure_points_of(int(c)) for c in np.flatnonzero(s.place == HAND))
 
 
-def outcome(s: State) -> dict:
-    """``won`` (escaped with all four kings), ``score`` (points on an escape, 0 on a loss), ``kings``."""
-    escaped = s.result == ESCAPED
-    kings = kings_in_hand(s)
+_RESULTS = np.array(RESULT_NAMES)
+KING_CARDS = np.array([card(KING, suit) for suit in range(4)], dtype=np.int64)
+TREASURE_POINTS = np.array([treasure_points_of(c) for c in range(NUM_CARD_IDS)], dtype=np.int64)  # per card id
+
+
+def outcomes(data: np.ndarray) -> dict:
+    """The outcome of each game, a row of ``data`` each, as arrays (what a vector env's infos hold): ``won``
+    (escaped with all four kings), ``score`` (points on an escape, 0 on a loss), ``kings``, ``result``."""
+    hand = data[:, AT_PLACE:AT_PLACE + NUM_CARD_IDS] == HAND
+    escaped = data[:, AT_RESULT] == ESCAPED
+    kings = hand[:, KING_CARDS].sum(axis=1)
     return {
-        "won": bool(escaped and kings == 4),
-        "score": treasure_points(s) if escaped else 0,
+        "won": escaped & (kings == 4),
+        "score": np.where(escaped, (hand * TREASURE_POINTS).sum(axis=1), 0),
         "kings": kings,
-        "result": RESULT_NAMES[s.result],
+        "result": _RESULTS[data[:, AT_RESULT]],
     }
+
+
+def outcome(s: State) -> dict:
+    """``outcomes`` of the game ``s``, as Python's values."""
+    return one_game(outcomes(s.data[None]))
 
 
 # ---------------------------------------------------------------- exact search with the deck known

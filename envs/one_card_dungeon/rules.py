@@ -27,6 +27,7 @@ import numpy as np
 
 from ..core.compiled import compiled
 from ..core.state import FlatState, lay_out
+from ..core.turn import one_game
 from .levels import ADVENTURER_START, LEVELS, MAX_MONSTERS, MONSTERS, NUM_LEVELS, SIZE
 
 NUM_TILES = SIZE * SIZE
@@ -880,15 +881,24 @@ def is_truncated(s: State) -> bool:
     return s.result == TRUNCATED
 
 
-def outcome(s: State) -> dict:
-    """``won``, ``score`` (the last level completed), ``result``, ``level`` and ``turn``."""
+_RESULTS = np.array(RESULT_NAMES)
+
+
+def outcomes(data: np.ndarray) -> dict:
+    """The outcome of each game, a row of ``data`` each, as arrays (what a vector env's infos hold): ``won``,
+    ``score`` (the last level completed), ``result``, ``level`` and ``turn``."""
     return {
-        "won": s.result == WON,
-        "score": s.cleared,
-        "result": RESULT_NAMES[s.result],
-        "level": s.level,
-        "turn": s.turn,
+        "won": data[:, AT_RESULT] == WON,
+        "score": data[:, AT_CLEARED],
+        "result": _RESULTS[data[:, AT_RESULT]],
+        "level": data[:, AT_LEVEL],
+        "turn": data[:, AT_TURN],
     }
+
+
+def outcome(s: State) -> dict:
+    """``outcomes`` of the game ``s``, as Python's values."""
+    return one_game(outcomes(s.data[None]))
 
 
 # ---------------------------------------------------------------- search with the dice known

@@ -20,6 +20,7 @@ import numpy as np
 from ..core.cards import RANK, SUIT, SUITS, card, card_code, parse_deck, shuffled
 from ..core.compiled import compiled, only_action
 from ..core.state import FlatState, lay_out
+from ..core.turn import one_game
 
 SPADES, HEARTS, DIAMONDS, CLUBS = range(4)
 RED_SUIT = (False, True, True, False)
@@ -243,17 +244,30 @@ def end_game(a, result):
 # ---------------------------------------------------------------- setup
 
 def new_game(rng: np.random.Generator, deck=None) -> State:
-    """A new game: the 52 cards shuffled with ``rng`` (redealt until setup ends), or stacked from ``deck``."""
+    """A new game: the 52 cards shuffled with ``rng`` (``deal``), or stacked from ``deck``."""
     if deck is not None:
         s = State(parse_deck(deck, range(NUM_CARDS)))
         if not set_up(s.data):
             raise ValueError("bad deck: it never ends setup (no non-ace number card is turned whose value is "
                              "at most the number of face cards on the table)")
         return s
+    s = State(np.arange(NUM_CARDS))
+    deal(s.data, rng)
+    return s
+
+
+def deal(a: np.ndarray, rng: np.random.Generator) -> None:
+    """A new game dealt with ``rng`` into ``a`` (one game's data, or a vector env's row), and set up: the deck
+    shuffled, and shuffled again (from the same generator) while it never ends setup (about one deal in two
+    million)."""
     while True:
-        s = State(shuffled(range(NUM_CARDS), rng))
-        if set_up(s.data):
-            return s
+        a[:] = _BEFORE_SETUP
+        a[AT_DECK:AT_DECK + NUM_CARDS] = shuffled(range(NUM_CARDS), rng)
+        if set_up(a):
+            return
+
+
+_BEFORE_SETUP = State(np.arange(NUM_CARDS)).data  # a table before setup (its deck is replaced)
 
 
 @compiled
@@ -479,15 +493,25 @@ def kills(s: State) -> int:
     return int(np.count_nonzero(s.place[FACE_CARDS] == DISCARD))
 
 
-def outcome(s: State) -> dict:
-    """``won`` (no face card left on the table), ``score`` (cards left in the deck on a win, else 0)."""
-    won = s.result == WON
+_RESULTS = np.array(RESULT_NAMES)
+_FACE_CARDS_AT = AT_PLACE + FACE_CARDS.astype(np.intp)  # where the face cards' places are in a game's data
+
+
+def outcomes(data: np.ndarray) -> dict:
+    """The outcome of each game, a row of ``data`` each, as arrays (what a vector env's infos hold): ``won`` (no
+    face card left on the table), ``score`` (cards left in the deck on a win, else 0), ``kills``, ``result``."""
+    won = data[:, AT_RESULT] == WON
     return {
-        "won": bool(won),
-        "score": deck_size(s) if won else 0,
-        "kills": kills(s),
-        "result": RESULT_NAMES[s.result],
+        "won": won,
+        "score": np.where(won, NUM_CARDS - data[:, AT_TOP], 0),
+        "kills": np.count_nonzero(data[:, _FACE_CARDS_AT] == DISCARD, axis=1),
+        "result": _RESULTS[data[:, AT_RESULT]],
     }
+
+
+def outcome(s: State) -> dict:
+    """``outcomes`` of the game ``s``, as Python's values."""
+    return one_game(outcomes(s.data[None]))
 
 
 # ---------------------------------------------------------------- exact search with the deck known

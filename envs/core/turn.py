@@ -1,0 +1,10 @@
+"""What every game's rules give Python callers on one game, written once over what each game writes: its compiled
+turn on one game's array, and its outcome over the rows of many games (``outcomes(data)``, the arrays a vector
+env's infos hold)."""
+
+from __future__ import annotations
+
+
+def one_game(outcomes: dict) -> dict:
+    """The first game's values of ``outcomes`` (arrays over games) as Python's values: a game's ``outcome``."""
+    return {key: values[0].item() for key, values in outcomes.items()}
