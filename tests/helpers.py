@@ -112,17 +112,16 @@ def played_games(rules, deals: list, rng: np.random.Generator) -> list:
     return games
 
 
-def check_row_loops(rules, deals: list, fill_observations) -> None:
+def check_row_loops(rules, deals: list) -> None:
     """The compiled loops a vector env runs over its rows (``take_actions``, ``play_forced_rows``,
-    ``fill_legal_masks``, and ``fill_observations(data, games, observations)``) are the single-game functions,
-    on games in every phase."""
+    ``fill_legal_masks`` and ``fill_observations``) are the single-game functions, on games in every phase."""
     rng = np.random.default_rng(7)
     games = played_games(rules, deals, rng)
     data = np.stack([s.data for s in games])
     masks = np.empty((len(games), rules.NUM_ACTIONS), dtype=bool)
     rules.fill_legal_masks(data, masks)
     observations = np.empty((len(games), rules.OBSERVATION_SIZE), dtype=np.float32)
-    fill_observations(data, games, observations)
+    rules.fill_observations(data, observations)
     for k, s in enumerate(games):
         assert np.array_equal(masks[k], rules.legal_mask(s)) and np.array_equal(observations[k], rules.observe(s))
     playing = masks.any(axis=1)

@@ -70,5 +70,4 @@ def test_drawn_decks_are_the_single_envs_shuffles():
 
 
 def test_the_vector_loops_are_the_single_game_functions():
-    check_row_loops(rules, [{"min_delve_turns_before_retreat": 2}, {"min_delve_turns_before_retreat": 1}],
-                    lambda data, games, observations: rules.fill_observations(data, observations))
+    check_row_loops(rules, [{"min_delve_turns_before_retreat": 2}, {"min_delve_turns_before_retreat": 1}])

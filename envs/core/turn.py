@@ -4,7 +4,10 @@ env's infos hold)."""
 
 from __future__ import annotations
 
+import numpy as np
+
 
 def one_game(outcomes: dict) -> dict:
-    """The first game's values of ``outcomes`` (arrays over games) as Python's values: a game's ``outcome``."""
-    return {key: values[0].item() for key, values in outcomes.items()}
+    """The first game's values of ``outcomes`` (arrays over games, or lists of a list per game) as Python's values:
+    a game's ``outcome``."""
+    return {key: values[0].item() if isinstance(values, np.ndarray) else values[0] for key, values in outcomes.items()}

@@ -134,15 +134,14 @@ class BatchRows:
 
 
 class CompiledGames:
-    """The batched side of ``TabletopVectorEnv`` for a game whose rules are compiled: a ``Batch`` of its ``FlatState``
-    holds ``data`` (N, State.SIZE), a game per row, and each call runs the rules' compiled loop over the rows, or
-    the function that the single env calls too (``deal``, ``outcomes``). A game's subclass names its ``rules``,
-    where a game's progress lies in a row (``over_at``: the phase that is ``rules.OVER`` once the game ends) and
-    its compiled ``end_game(a, result)``."""
+    """The batched side of ``TabletopVectorEnv`` for a solitaire: a ``Batch`` of its ``FlatState`` holds ``data``
+    (N, State.SIZE), a game per row, and each call runs the rules' compiled loop over the rows, or the function that
+    the single env calls too (``deal``, ``outcomes``). A game's subclass names its ``rules``: the same names in
+    every game (``take_actions``, ``play_forced_rows``, ``fill_legal_masks``, ``fill_observations(data,
+    observations)``, ``deal(a, rng)``, ``outcomes(data)``, ``end_game(a, result)``, and ``result``, which is
+    ``PLAYING`` until the game ends)."""
 
     rules: Any
-    over_at: int
-    end_game: Any
 
     @classmethod
     def apply(cls, b, actions, rows, rngs=None) -> None:
@@ -179,12 +178,12 @@ class CompiledGames:
 
     @classmethod
     def is_over(cls, b) -> np.ndarray:
-        return b.data[:, cls.over_at] == cls.rules.OVER
+        return b.data[:, cls.rules.AT_RESULT] != cls.rules.PLAYING
 
     @classmethod
     def forfeit(cls, b, rows) -> None:
         for i in np.flatnonzero(rows):  # rare: illegal actions only
-            cls.end_game(b.data[i], cls.rules.FORFEITED)
+            cls.rules.end_game(b.data[i], cls.rules.FORFEITED)
 
 
 class TabletopVectorEnv(VectorEnv):

@@ -120,8 +120,8 @@ CAN_KILL = _kill_table()
 # ---------------------------------------------------------------- the state
 
 class State(FlatState):
-    """Everything on the table, the draw pile's order and the face-down zombies included; ``jokers`` (the game's
-    option) is a field beside the array. Each part's values run from ``low`` to ``high``."""
+    """Everything on the table, the draw pile's order and the face-down zombies included, and the game's option
+    ``jokers``. Each part's values run from ``low`` to ``high``."""
 
     PARTS = (
         ("deck", MAX_DECK, -1, NUM_CARD_IDS - 1),       # the draw pile is deck[top:end]; -1 past the cards dealt
@@ -139,6 +139,7 @@ class State(FlatState):
         ("turn", 0, 1, MAX_DECK + 1),
         ("kills", 0, 0, NUM_SLOTS),
         ("result", 0, PLAYING, FORFEITED),
+        ("jokers", 0, 0, MAX_JOKERS),  # the env's option, kept with the game (the observation shows it)
     )
 
     def __init__(self, cabin: np.ndarray, zombies: np.ndarray, draw_pile: np.ndarray, jokers: int):
@@ -168,7 +169,7 @@ _AT = lay_out(State)
 AT_DECK, AT_PILE_TOP, AT_PILE_SIZE = _AT["deck"], _AT["pile_top"], _AT["pile_size"]
 AT_SLOT_CARD, AT_SLOT_STATE, AT_PLACE = _AT["slot_card"], _AT["slot_state"], _AT["place"]
 AT_TOP, AT_END, AT_FACE_DOWN, AT_DRAWN, AT_PLAYED = _AT["top"], _AT["end"], _AT["face_down"], _AT["drawn"], _AT["played"]
-AT_PHASE, AT_TURN, AT_KILLS, AT_RESULT = _AT["phase"], _AT["turn"], _AT["kills"], _AT["result"]
+AT_PHASE, AT_TURN, AT_KILLS, AT_RESULT, AT_JOKERS = _AT["phase"], _AT["turn"], _AT["kills"], _AT["result"], _AT["jokers"]
 
 
 # ---------------------------------------------------------------- setup
@@ -523,8 +524,8 @@ def unseen_cards(s: State) -> np.ndarray:
 
 
 @compiled
-def fill_observation(a, jokers, obs):
-    """``obs`` (``OBSERVATION_SIZE`` float32) set to the observation of game ``a`` played with ``jokers``."""
+def fill_observation(a, obs):
+    """``obs`` (``OBSERVATION_SIZE`` float32) set to the observation of game ``a``."""
     for pile in range(NUM_PILES):
         card = a[AT_PILE_TOP + pile]
         for k in range(_CARD_PARTS_SIZE):
@@ -544,7 +545,7 @@ def fill_observation(a, jokers, obs):
     obs[_COUNTERS_AT] = a[AT_END] - a[AT_TOP]
     obs[_COUNTERS_AT + 1] = a[AT_KILLS]
     obs[_COUNTERS_AT + 2] = a[AT_FACE_DOWN]
-    obs[_COUNTERS_AT + 3] = jokers
+    obs[_COUNTERS_AT + 3] = a[AT_JOKERS]
     obs[_UNSEEN_AT:] = 0
     for card in range(NUM_CARD_IDS):
         if _UNSEEN_PLACE[a[AT_PLACE + card]]:
@@ -561,7 +562,7 @@ def observe(s: State) -> np.ndarray:
     state and its card when face up, the drawn card, the phase, the pile just played on, the counters,
     and which cards are unseen. Never the draw pile's order nor a face-down zombie."""
     obs = np.empty(OBSERVATION_SIZE, dtype=np.float32)
-    fill_observation(s.data, s.jokers, obs)
+    fill_observation(s.data, obs)
     return obs
 
 
@@ -823,6 +824,6 @@ def fill_legal_masks(data, masks):
 
 
 @compiled
-def fill_observations(data, jokers, observations):
+def fill_observations(data, observations):
     for i in range(data.shape[0]):
-        fill_observation(data[i], jokers[i], observations[i])
+        fill_observation(data[i], observations[i])

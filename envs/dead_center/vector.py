@@ -3,27 +3,15 @@
 
 from __future__ import annotations
 
-import numpy as np
-
 from ..core.vector import CompiledGames, TabletopVectorEnv
 from . import rules
 from .env import DeadCenterEnv
-from .rules import AT_PHASE
 
 
 class Games(CompiledGames):
-    """The batched side of ``TabletopVectorEnv`` for Dead Center (see ``CompiledGames``); a ``Batch`` of its states
-    also holds ``jokers`` (N,), which the observation shows."""
+    """The batched side of ``TabletopVectorEnv`` for Dead Center (see ``CompiledGames``)."""
 
     rules = rules
-    over_at = AT_PHASE
-    end_game = staticmethod(rules.end_game)
-
-    @classmethod
-    def observe(cls, b) -> np.ndarray:
-        observations = np.empty((len(b.data), rules.OBSERVATION_SIZE), dtype=np.float32)
-        rules.fill_observations(b.data, b.jokers, observations)
-        return observations
 
 
 class DeadCenterVectorEnv(TabletopVectorEnv):

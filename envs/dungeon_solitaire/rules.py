@@ -187,7 +187,7 @@ def _draw(a):
     """Take the top card of the deck; -1 and lost in the dark if it is empty (never while the game is live)."""
     if a[AT_TOP] == a[AT_END]:
         a[AT_TORCHES] = MAX_TORCHES
-        lose(a, LOST_IN_THE_DARK)
+        end_game(a, LOST_IN_THE_DARK)
         return -1
     c = a[AT_DECK + a[AT_TOP]]
     a[AT_TOP] += 1
@@ -195,7 +195,7 @@ def _draw(a):
 
 
 @compiled
-def lose(a, result):
+def end_game(a, result):
     a[AT_RESULT] = result
     a[AT_STAGE] = OVER
     a[AT_PENDING_DAMAGE] = 0
@@ -220,7 +220,7 @@ def _torch_goes_out(a, ace):
     else:
         a[AT_TORCHES] = MAX_TORCHES
         _move(a, ace, TORCH_ROW)
-        lose(a, LOST_IN_THE_DARK)
+        end_game(a, LOST_IN_THE_DARK)
 
 
 # ---------------------------------------------------------------- a turn
@@ -420,7 +420,7 @@ def take_action(a, action):
         a[AT_HP] = max(0, a[AT_HP] - a[AT_PENDING_DAMAGE])
         a[AT_PENDING_DAMAGE] = 0
         if a[AT_HP] == 0:
-            lose(a, KILLED)
+            end_game(a, KILLED)
         else:
             _after_damage(a)
     else:
@@ -488,7 +488,7 @@ def determinize(s: State, rng: np.random.Generator) -> State:
 def forfeit(s: State) -> State:
     """The game lost by an illegal action."""
     s = s.copy()
-    lose(s.data, FORFEITED)
+    end_game(s.data, FORFEITED)
     return s
 
 

@@ -5,15 +5,12 @@ from __future__ import annotations
 from ..core.vector import CompiledGames, TabletopVectorEnv
 from . import rules
 from .env import DungeonSolitaireEnv
-from .rules import AT_STAGE
 
 
 class Games(CompiledGames):
     """The batched side of ``TabletopVectorEnv`` for Dungeon Solitaire (see ``CompiledGames``)."""
 
     rules = rules
-    over_at = AT_STAGE
-    end_game = staticmethod(rules.lose)
 
 
 class DungeonSolitaireVectorEnv(TabletopVectorEnv):

@@ -8,7 +8,7 @@ import numpy as np
 from ..core.vector import CompiledGames, TabletopVectorEnv
 from . import rules
 from .env import OneCardDungeonEnv
-from .rules import AT_PHASE, AT_RESULT, DIE_FACES
+from .rules import AT_RESULT, DIE_FACES
 
 _ENDED = np.array([rules.WON, rules.LOST, rules.FORFEITED])
 BANK_SIZE = 96
@@ -59,8 +59,6 @@ class Games(CompiledGames):
     reports the games whose bank ran short (``waiting``); their banks are filled and they carry on."""
 
     rules = rules
-    over_at = AT_PHASE
-    end_game = staticmethod(rules.end_game)
 
     @staticmethod
     def _banks(b, rngs) -> tuple[DiceBank, np.ndarray]:

@@ -5,15 +5,12 @@ from __future__ import annotations
 from ..core.vector import CompiledGames, TabletopVectorEnv
 from . import rules
 from .env import RoyalAssassinEnv
-from .rules import AT_DECISION
 
 
 class Games(CompiledGames):
     """The batched side of ``TabletopVectorEnv`` for Royal Assassin (see ``CompiledGames``)."""
 
     rules = rules
-    over_at = AT_DECISION
-    end_game = staticmethod(rules.end_game)
 
 
 class RoyalAssassinVectorEnv(TabletopVectorEnv):

@@ -15,7 +15,7 @@ from numba.typed import List
 
 from ..core.vector import Batch, BatchRows, TabletopVectorEnv
 from . import players, rules
-from .rules import AT_CARDS, AT_MAX_ROUNDS, AT_PHASE, AT_POINTS, AT_RESULT, AT_ROUND
+from .rules import AT_MAX_ROUNDS, AT_PHASE, AT_ROUND
 from .single import SplendorEnv
 
 
@@ -59,27 +59,7 @@ class _LearnerGames:
     def outcome(self, b, rows) -> dict:
         """``rules.outcome`` of each game ``rows`` selects, for its learner's seat, as arrays (``points`` and
         ``winners`` as lists per game, as the single env's outcome has them)."""
-        data = b.data[rows]
-        seats = self.seats[rows]
-        n = int(data[0, rules.AT_NUM_PLAYERS]) if len(data) else rules.MIN_PLAYERS
-        points = data[:, AT_POINTS:AT_POINTS + n]
-        cards = data[:, AT_CARDS:AT_CARDS + n]
-        over = data[:, AT_PHASE] == rules.OVER
-        scored = over & (data[:, AT_RESULT] != rules.FORFEITED)
-        best = points.max(axis=1, initial=0)[:, None]
-        tied = points == best
-        fewest = np.where(tied, cards, np.iinfo(np.int64).max).min(axis=1, initial=np.iinfo(np.int64).max)[:, None]
-        won_table = tied & (cards == fewest) & scored[:, None]
-        truncated = ~over & (data[:, AT_ROUND] > data[:, AT_MAX_ROUNDS])
-        result = np.where(truncated, "truncated", np.array(rules.RESULT_NAMES)[data[:, AT_RESULT]])
-        index = np.arange(len(data))
-        return {
-            "won": won_table[index, seats] if len(data) else np.zeros(0, dtype=bool),
-            "score": points[index, seats] if len(data) else np.zeros(0, dtype=np.int64),
-            "points": [row.tolist() for row in points],
-            "winners": [np.flatnonzero(row).tolist() for row in won_table],
-            "result": result,
-        }
+        return rules.outcomes(b.data[rows], self.seats[rows])
 
 
 class SplendorVectorEnv(TabletopVectorEnv):
