@@ -20,7 +20,7 @@ import numpy as np
 from ..core.cards import IS_RED, JOKERS, NUM_CARD_IDS, RANK, SUIT, card_code, parse_deck, shuffled
 from ..core.compiled import compiled, only_action
 from ..core.state import FlatState, lay_out
-from ..core.turn import one_game
+from ..core.turn import CompiledTurn, one_game
 
 JACK, QUEEN, KING = 11, 12, 13
 MAX_JOKERS = 2
@@ -361,7 +361,10 @@ def take_turn(a, action, skip_forced, mask):
         play_forced(a, mask)
 
 
-# The same turn for Python callers: on a State, copied first.
+# The same turn for Python callers, on a State (copied first): written once in ``envs/core/turn.py``.
+_TURN = CompiledTurn(NUM_ACTIONS, fill_legal_mask, end_game, FORFEITED, take_action, take_turn)
+apply, legal_mask, play, forfeit = _TURN.apply, _TURN.legal_mask, _TURN.play, _TURN.forfeit
+
 
 def deck_size(s: State) -> int:
     return s.end - s.top
@@ -372,31 +375,6 @@ def killable(s: State, pile: int) -> list[int]:
     return [slot for slot in SLOTS_OF_PILE[pile] if _kills(s.data, slot)]
 
 
-def apply(s: State, action: int, rng: np.random.Generator | None = None) -> State:
-    """The state after the player takes ``action`` (which must be legal). ``s`` is not changed.
-
-    The game has no randomness after the shuffle; ``rng`` is accepted for a uniform signature.
-    """
-    s = s.copy()
-    take_action(s.data, action)
-    return s
-
-
-def legal_mask(s: State) -> np.ndarray:
-    """Which actions the rules allow now (all False once the game is over)."""
-    mask = np.empty(NUM_ACTIONS, dtype=bool)
-    fill_legal_mask(s.data, mask)
-    return mask
-
-
-def play(s: State, action: int, rng: np.random.Generator | None, skip_forced: bool) -> tuple[State, np.ndarray]:
-    """The env's step: ``action``, then (``skip_forced``) every forced move after it; the new state and its mask."""
-    s = s.copy()
-    mask = np.empty(NUM_ACTIONS, dtype=bool)
-    take_turn(s.data, action, skip_forced, mask)
-    return s, mask
-
-
 def determinize(s: State, rng: np.random.Generator) -> State:
     """A copy with the unseen cards resampled: the draw pile reshuffled, and the face-down zombies
     shuffled among the face-down slots (number cards and zombies never trade places)."""
@@ -404,13 +382,6 @@ def determinize(s: State, rng: np.random.Generator) -> State:
     s.deck[s.top:s.end] = shuffled(s.deck[s.top:s.end], rng)
     hidden = np.flatnonzero(s.slot_state == DOWN)
     s.slot_card[hidden] = shuffled(s.slot_card[hidden], rng)
-    return s
-
-
-def forfeit(s: State) -> State:
-    """The game lost by an illegal action."""
-    s = s.copy()
-    end_game(s.data, FORFEITED)
     return s
 
 

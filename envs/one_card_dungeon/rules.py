@@ -27,7 +27,7 @@ import numpy as np
 
 from ..core.compiled import compiled
 from ..core.state import FlatState, lay_out
-from ..core.turn import one_game
+from ..core.turn import CompiledTurn, one_game
 from .levels import ADVENTURER_START, LEVELS, MAX_MONSTERS, MONSTERS, NUM_LEVELS, SIZE
 
 NUM_TILES = SIZE * SIZE
@@ -823,11 +823,9 @@ def _pay_from(s: State, rng) -> None:
         pay_dice(s.data, dice_from(rng, s.dice_owed))
 
 
-def legal_mask(s: State) -> np.ndarray:
-    """Which actions the rules allow now (all False once the game is over or truncated)."""
-    mask = np.empty(NUM_ACTIONS, dtype=bool)
-    fill_legal_mask(s.data, mask)
-    return mask
+# The rest of the turn for Python callers, on a State (copied first): written once in ``envs/core/turn.py``.
+_TURN = CompiledTurn(NUM_ACTIONS, fill_legal_mask, end_game, FORFEITED)
+legal_mask, forfeit = _TURN.legal_mask, _TURN.forfeit
 
 
 def apply(s: State, action: int, rng: np.random.Generator | None = None) -> State:
@@ -861,13 +859,6 @@ def determinize(s: State, rng: np.random.Generator) -> State:
     s.rolls = room_for_every_roll(future, s.max_turns)
     s.fixed_rolls = len(future)
     s.next_roll = 0
-    return s
-
-
-def forfeit(s: State) -> State:
-    """The game lost by an illegal action."""
-    s = s.copy()
-    end_game(s.data, FORFEITED)
     return s
 
 

@@ -22,7 +22,7 @@ import numpy as np
 
 from ..core.compiled import compiled, only_action
 from ..core.state import FlatState, lay_out
-from ..core.turn import one_game
+from ..core.turn import CompiledTurn, one_game
 from .cards import (COLOR, COLORS, COST, GOLD, NOBLE_POINTS, NOBLE_REQUIREMENT, NUM_CARDS, NUM_NOBLES, POINTS,
                     TIER, TIER_CARDS, TIER_SIZE, TOKEN_COLORS)
 
@@ -563,23 +563,9 @@ def take_turn(a, action, skip_forced, mask):
         play_forced(a, mask)
 
 
-# The same turn for Python callers: on a State, copied first.
-
-def apply(s: State, action: int, rng: np.random.Generator | None = None) -> State:
-    """The state after the current player takes ``action`` (which must be legal). ``s`` is not changed.
-
-    The game has no randomness after the shuffle; ``rng`` is accepted for a uniform signature.
-    """
-    s = s.copy()
-    take_action(s.data, action)
-    return s
-
-
-def legal_mask(s: State) -> np.ndarray:
-    """Which actions the current player may take now (all False once the game is over or truncated)."""
-    mask = np.empty(NUM_ACTIONS, dtype=bool)
-    fill_legal_mask(s.data, mask)
-    return mask
+# The same turn for Python callers, on a State (copied first): written once in ``envs/core/turn.py``.
+_TURN = CompiledTurn(NUM_ACTIONS, fill_legal_mask, end_game, FORFEITED, take_action)
+apply, legal_mask = _TURN.apply, _TURN.legal_mask
 
 
 # ---------------------------------------------------------------- end and score
