@@ -125,7 +125,57 @@ def picture_hook(package: str):
     return draw_picture
 
 
-class TabletopEnv(gym.Env):
+class HoldsOneGame:
+    """What an env holding one game does with it for search and for saving, written once for ``TabletopEnv`` and a
+    multi-player game's AEC env: the game (in the attribute ``game_attribute`` names), its legal mask (``_mask``)
+    and the env's random generator (``_np_random``) are copied, resampled, saved and checked together. The env
+    deals a new game of its options with ``new_game(rng, options)``."""
+
+    game_attribute = "state"
+    # State fields the env's own options fix (Dead Center's jokers): a saved game must hold the env's values.
+    _option_fields: tuple[str, ...] = ()
+    _saved_template = None  # a new game of this env, what a saved game is checked against: dealt once
+
+    def clone(self):
+        """An independent copy of this env, its game and its random generator (for search)."""
+        other = copy.copy(self)
+        game = getattr(self, self.game_attribute)
+        setattr(other, self.game_attribute, game.copy() if game is not None else None)
+        other._mask = self._mask.copy() if self._mask is not None else None
+        other._np_random = copy.deepcopy(self._np_random)
+        return other
+
+    def _clone_playing(self, game, rng: np.random.Generator):
+        """A clone playing ``game`` (this env's game with what a player has not seen resampled with ``rng``), not
+        shown, with a generator of its own drawn from ``rng``: the clone must not replay this env's future dice or
+        shuffles either."""
+        other = self.clone()
+        other.render_mode = None  # a simulated future is not shown
+        setattr(other, self.game_attribute, game)
+        other._np_random = np.random.default_rng(rng.integers(2**63))
+        return other
+
+    def _saved_game(self) -> dict:
+        """The game (hidden parts included) and the random generator's state, as ``get_state`` returns them."""
+        return {"game": getattr(self, self.game_attribute).copy(),
+                "rng": copy.deepcopy(self.np_random.bit_generator.state)}
+
+    def _check_saved_game(self, saved: dict) -> None:
+        """Raise a TypeError or ValueError naming what is wrong unless ``saved["game"]`` is a game of this env (the
+        fields, their types and shapes of a new game of it, and the values its options fix) and ``saved["rng"]``
+        a state of its kind of bit generator."""
+        if self._saved_template is None:
+            self._saved_template = self.new_game(np.random.default_rng(0), {})
+        check_saved_game(saved["game"], self._saved_template, self._option_fields)
+        check_generator_state(saved["rng"], self._np_random)
+
+    def _restore_game(self, saved: dict) -> None:
+        """Go on from the checked ``saved`` game and generator state (the caller sets the mask)."""
+        setattr(self, self.game_attribute, saved["game"].copy())
+        self.np_random.bit_generator.state = copy.deepcopy(saved["rng"])
+
+
+class TabletopEnv(HoldsOneGame, gym.Env):
     """Base class of the single-agent games. Subclasses set ``rules``, ``render_text`` and ``draw_picture``."""
 
     metadata = {"render_modes": ["ansi", "human", "rgb_array"], "render_fps": 2}
@@ -135,8 +185,6 @@ class TabletopEnv(gym.Env):
     reset_options: tuple[str, ...] = ("deck",)
     # What reset may change, put back as it was when reset raises (a refused deck or option changes nothing).
     _reset_keeps: tuple[str, ...] = ("state", "_mask", "_np_random", "_np_random_seed")
-    # State fields this env's own options fix (Dead Center's jokers): a saved game must hold the env's values.
-    _option_fields: tuple[str, ...] = ()
 
     def __init__(self, render_mode=None, *, skip_forced=True, reward="win", illegal_action="terminate",
                  observation="plain"):
@@ -305,14 +353,6 @@ class TabletopEnv(gym.Env):
             raise gym.error.ResetNeeded("call reset() before outcome()")
         return self.rules.outcome(self.state)
 
-    def clone(self):
-        """An independent copy of this env, its game and its random generator (for search)."""
-        other = copy.copy(self)
-        other.state = self.state.copy() if self.state is not None else None
-        other._mask = self._mask.copy() if self._mask is not None else None
-        other._np_random = copy.deepcopy(self._np_random)
-        return other
-
     def determinize(self, rng: np.random.Generator):
         """A clone in which everything the player has not seen is resampled with ``rng``.
 
@@ -323,27 +363,22 @@ class TabletopEnv(gym.Env):
             raise gym.error.ResetNeeded("call reset() before determinize()")
         if not isinstance(rng, np.random.Generator):
             raise TypeError(f"rng must be a numpy Generator (np.random.default_rng(seed)), got {rng!r}")
-        other = self.clone()
-        other.render_mode = None  # a simulated future is not shown
-        other.state = self.rules.determinize(self.state, rng)
-        # The clone's own generator must not replay this env's future dice or shuffles either.
-        other._np_random = np.random.default_rng(rng.integers(2**63))
-        return other
+        return self._clone_playing(self.rules.determinize(self.state, rng), rng)
 
     def get_state(self) -> dict:
         """The full state (hidden parts included) and the random generator's state."""
         if self.state is None:
             raise gym.error.ResetNeeded("call reset() before get_state()")
-        return {"game": self.state.copy(), "rng": copy.deepcopy(self.np_random.bit_generator.state)}
+        return self._saved_game()
 
     def set_state(self, saved: dict) -> None:
         """Go on from ``saved`` (what ``get_state()`` returned, here or in another env of this game and options).
         The whole input is checked first, and a bad one is refused with the env left as it was."""
         self._check_saved(saved)
-        game = saved["game"].copy()
-        mask = self.rules.legal_mask(game)  # may still refuse a game whose values make no sense, before any change
-        self.state, self._mask = game, mask
-        self.np_random.bit_generator.state = copy.deepcopy(saved["rng"])
+        # The mask may still refuse a game whose values make no sense, before any change.
+        mask = self.rules.legal_mask(saved["game"])
+        self._restore_game(saved)
+        self._mask = mask
 
     def _check_saved(self, saved) -> None:
         """Raise a TypeError or ValueError naming what is wrong if ``saved`` is not a state of this env: a dict
@@ -356,10 +391,6 @@ class TabletopEnv(gym.Env):
         if missing:
             raise ValueError(f"the saved state has no {' and no '.join(map(repr, missing))}: set_state takes what "
                              "get_state() returns, a dict with 'game' and 'rng'")
-        if getattr(self, "_saved_template", None) is None:
-            # The same for every game of this env: dealt once, from a throwaway generator.
-            self._saved_template = self.new_game(np.random.default_rng(0), {})
-        check_saved_game(saved["game"], self._saved_template, self._option_fields)
+        self._check_saved_game(saved)
         if hasattr(saved["game"], "check_values"):
             saved["game"].check_values()  # compiled rules do not check an index before they use it
-        check_generator_state(saved["rng"], self._np_random)
