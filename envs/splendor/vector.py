@@ -13,33 +13,21 @@ from __future__ import annotations
 import numpy as np
 from numba.typed import List
 
-from ..core.vector import Batch, BatchRows, TabletopVectorEnv
+from ..core.vector import Batch, BatchRows, CompiledGames, TabletopVectorEnv
 from . import players, rules
 from .rules import AT_MAX_ROUNDS, AT_PHASE, AT_ROUND
 from .single import SplendorEnv
 
 
-class _LearnerGames:
+class _LearnerGames(CompiledGames):
     """The compiled rules over a ``Batch`` of games (``b.data``, a row per game) as the learners play them: what
-    ``TabletopVectorEnv`` calls, with each game's learner seat filled in (``single._SeatRules`` does the same for
-    one game)."""
+    ``TabletopVectorEnv`` calls, as for a solitaire (``CompiledGames``) but with each game's learner seat filled in
+    (``single._SeatRules`` does the same for one game)."""
+
+    rules = rules
 
     def __init__(self, seats: np.ndarray):
         self.seats = seats  # the env's array, updated in place at every deal
-
-    @staticmethod
-    def legal_masks(b) -> np.ndarray:
-        masks = np.empty((len(b.data), rules.NUM_ACTIONS), dtype=bool)
-        rules.fill_legal_masks(b.data, masks)
-        return masks
-
-    @staticmethod
-    def apply(b, actions, rows, rngs=None) -> None:
-        rules.take_actions(b.data, np.asarray(actions, dtype=np.int64), rows)
-
-    @staticmethod
-    def is_over(b) -> np.ndarray:
-        return b.data[:, AT_PHASE] == rules.OVER
 
     @staticmethod
     def is_truncated(b) -> np.ndarray:
