@@ -8,7 +8,8 @@ A rules module provides ``ACTION_NAMES``, ``OBSERVATION_LOW`` / ``OBSERVATION_HI
 ``legal_mask(s)``, ``apply(s, action, rng)``, ``play(s, action, rng, skip_forced)`` (the step: the action and
 the forced moves after it, giving the state and its mask), ``observe(s)``, ``is_over(s)``, ``outcome(s)`` (a dict
 with ``won`` and ``score``), ``forfeit(s)``, ``describe(s)`` and ``determinize(s, rng)``; optionally
-``is_truncated(s)``. Its render module provides ``render_text(s)`` and its picture module ``draw(s)`` (the ``rgb_array`` image, imported only when one is drawn).
+``is_truncated(s)``. Its render module provides ``render_text(s)`` and its picture module ``draw(s)`` (the
+``rgb_array`` image, imported only when one is drawn).
 """
 
 from __future__ import annotations
@@ -132,7 +133,7 @@ class HoldsOneGame:
     deals a new game of its options with ``new_game(rng, options)``."""
 
     game_attribute = "state"
-    # State fields the env's own options fix (Dead Center's jokers): a saved game must hold the env's values.
+    # State fields the env's own options fix (a variant's setting): a saved game must hold the env's values.
     _option_fields: tuple[str, ...] = ()
     _saved_template = None  # a new game of this env, what a saved game is checked against: dealt once
 
