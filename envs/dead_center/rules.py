@@ -183,8 +183,8 @@ def new_game(rng: np.random.Generator, deck=None, jokers: int = 2) -> State:
     """A new game. Random: the game's cards dealt with ``rng`` (``deal``). Stacked: ``deck`` codes in the order of
     RULES.md."""
     if deck is None:
-        numbers = np.array([*NUMBER_CARDS, *JOKERS[:jokers]])  # in card-id order: the deal shuffles them
-        s = State(numbers[:CABIN_SIZE], ZOMBIE_CARDS, numbers[CABIN_SIZE:], jokers)
+        numbers = _NUMBERS_IN_ORDER[jokers]
+        s = State(numbers[:CABIN_SIZE], _ZOMBIES_IN_ORDER, numbers[CABIN_SIZE:], jokers)
         deal(s.data, rng)
         return s
     cards = parse_deck(deck, game_cards(jokers))
@@ -201,7 +201,11 @@ def new_game(rng: np.random.Generator, deck=None, jokers: int = 2) -> State:
     return State(cabin, zombies, draw_pile, jokers)
 
 
-# Where a new game's shuffled number cards go: the first nine to piles 0-8, the rest to the draw pile.
+# A new game's cards in card-id order, as ``shuffled`` sorts them before it shuffles (so that a deal depends only on
+# the cards and the generator): the number cards and the jokers of each option, and the zombies. Where the shuffled
+# number cards go: the first nine to piles 0-8, the rest to the draw pile.
+_NUMBERS_IN_ORDER = [np.array([*NUMBER_CARDS, *JOKERS[:jokers]], dtype=np.int64) for jokers in JOKER_OPTIONS]
+_ZOMBIES_IN_ORDER = np.sort(ZOMBIE_CARDS).astype(np.int64)
 _DEALT_PLACES = np.array([*range(NUM_PILES)] + [DECK] * MAX_DECK)
 
 
@@ -209,12 +213,14 @@ def deal(a: np.ndarray, rng: np.random.Generator) -> None:
     """The shuffle of a new game, with ``rng``, on ``a`` (one game's data, or a vector env's row) holding a new
     game's table: its number cards and jokers shuffled (9 to the cabin, the rest the draw pile), then its zombies
     shuffled onto the slots."""
-    numbers = shuffled(np.concatenate([a[AT_PILE_TOP:AT_PILE_TOP + NUM_PILES], a[AT_DECK:AT_DECK + a[AT_END]]]), rng)
-    zombies = shuffled(a[AT_SLOT_CARD:AT_SLOT_CARD + NUM_SLOTS], rng)
+    numbers = _NUMBERS_IN_ORDER[a[AT_JOKERS]].copy()
+    rng.shuffle(numbers)
+    zombies = _ZOMBIES_IN_ORDER.copy()
+    rng.shuffle(zombies)
     a[AT_PILE_TOP:AT_PILE_TOP + NUM_PILES] = numbers[:CABIN_SIZE]
     a[AT_SLOT_CARD:AT_SLOT_CARD + NUM_SLOTS] = zombies
     a[AT_DECK:AT_DECK + len(numbers) - CABIN_SIZE] = numbers[CABIN_SIZE:]
-    a[AT_PLACE + numbers.astype(np.int64)] = _DEALT_PLACES[:len(numbers)]
+    a[AT_PLACE + numbers] = _DEALT_PLACES[:len(numbers)]
 
 
 # ---------------------------------------------------------------- a turn

@@ -152,10 +152,15 @@ def new_game(rng: np.random.Generator, deck=None, min_delve_turns_before_retreat
     return s
 
 
+_DECK_IN_ORDER = np.sort(DECK_CARDS).astype(np.int64)  # as ``shuffled`` sorts the cards before it shuffles
+
+
 def deal(a: np.ndarray, rng: np.random.Generator) -> None:
     """The shuffle of a new game, with ``rng``, on ``a`` (one game's data, or a vector env's row) holding a new
     game's table: its deck."""
-    a[AT_DECK:AT_DECK + NUM_DECK_CARDS] = shuffled(a[AT_DECK:AT_DECK + NUM_DECK_CARDS], rng)
+    deck = _DECK_IN_ORDER.copy()
+    rng.shuffle(deck)
+    a[AT_DECK:AT_DECK + NUM_DECK_CARDS] = deck
 
 
 # ---------------------------------------------------------------- moving cards

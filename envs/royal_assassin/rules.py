@@ -262,7 +262,9 @@ def deal(a: np.ndarray, rng: np.random.Generator) -> None:
     million)."""
     while True:
         a[:] = _BEFORE_SETUP
-        a[AT_DECK:AT_DECK + NUM_CARDS] = shuffled(range(NUM_CARDS), rng)
+        deck = np.arange(NUM_CARDS)  # in card-id order, as ``shuffled`` sorts the cards before it shuffles
+        rng.shuffle(deck)
+        a[AT_DECK:AT_DECK + NUM_CARDS] = deck
         if set_up(a):
             return
 

@@ -603,7 +603,7 @@ def rewards(s: State) -> list[float]:
     return [1.0 if k in won else -1.0 for k in range(n)]
 
 
-_RESULTS = np.array(RESULT_NAMES)
+_RESULTS = np.array(RESULT_NAMES + ("truncated",))  # a game cut short reads as the last
 _MOST = np.iinfo(np.int64).max
 
 
@@ -628,7 +628,7 @@ def outcomes(data: np.ndarray, seats: np.ndarray) -> dict:
         "score": points[games, seats],
         "points": [row.tolist() for row in points],
         "winners": [np.flatnonzero(row).tolist() for row in won],
-        "result": np.where(truncated, "truncated", _RESULTS[data[:, AT_RESULT]]),
+        "result": _RESULTS[np.where(truncated, len(RESULT_NAMES), data[:, AT_RESULT])],
     }
 
 
