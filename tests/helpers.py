@@ -86,8 +86,9 @@ def place_in_dungeon(env, adventurer=None, monsters=None, hp=None, **skills):
 def passes_as_plain_python(test_file: str) -> None:
     """The tests of ``test_file`` pass with ``NUMBA_DISABLE_JIT=1``: the same compiled functions run as plain Python
     (what coverage and a debugger see)."""
-    result = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-o", "addopts=", test_file],
-                            env={**os.environ, "NUMBA_DISABLE_JIT": "1"}, capture_output=True, text=True, timeout=900)
+    command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-o", "addopts=", test_file]
+    result = subprocess.run(command, env={**os.environ, "NUMBA_DISABLE_JIT": "1"}, capture_output=True, text=True,
+                            timeout=900)
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     assert " passed" in result.stdout
 

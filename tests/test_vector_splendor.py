@@ -6,13 +6,15 @@ blind reservations included) must agree after every step, through autoresets. Th
 random and greedy opponents (and a list of both), a random learner seat, both reward modes, moves played one by
 one, stacked decks, illegal actions in both modes and small ``max_rounds``. Every single env's step is played again
 move by move through ``rules.apply`` (the learner's action, the opponents' moves its info logs, the forced moves)
-and must reach its game; the rare branches those moves take (token returns, a choice between two nobles, buying a reserved card, reserving from a deck, a deck
-running out, passes and the end when every player passed, the last round, truncation) are counted and required.
-Positions play rarely reaches (a learner near two nobles, every player stuck) are set by hand in both envs alike.
+and must reach its game; the rare branches those moves take (token returns, a choice between two nobles, buying a
+reserved card, reserving from a deck, a deck running out, passes and the end when every player passed, the last
+round, truncation) are counted and required. Positions play rarely reaches (a learner near two nobles, every player
+stuck) are set by hand in both envs alike.
 
-A last test takes tables from play and checks the batched rules against ``rules.py`` on every legal action of
-each (the vector env's compiled loops against the single-game functions), and the greedy player of the compiled
-step against ``players.greedy_action`` on every table's decision.
+The last tests take tables from play and check the batched rules against ``rules.py`` on every legal action of
+each (the vector env's compiled loops against the single-game functions), the greedy player of the compiled step
+against ``players.greedy_action`` on every table's decision, and the compiled step with the opponents against the
+rules and players played one move at a time.
 """
 
 from collections import Counter
@@ -29,7 +31,7 @@ from tabletop_gym.envs import IllegalActionError
 from tabletop_gym.envs.core.vector import Batch
 from tabletop_gym.envs.splendor import players, rules
 from tabletop_gym.envs.splendor.cards import COLOR, POINTS, TIER_CARDS
-from tabletop_gym.envs.splendor.vector import SplendorVectorEnv, _LearnerGames
+from tabletop_gym.envs.splendor.vector import LearnerGames, SplendorVectorEnv
 
 ENV_ID = "Tabletop/Splendor-v0"
 
@@ -389,7 +391,7 @@ def batch_of(tables) -> Batch:
 def test_every_legal_action_on_tables_from_play_agrees_with_the_rules():
     tables = tables_from_play(0, 16) + stuck_tables()
     b = batch_of(tables)
-    batch = _LearnerGames(np.zeros(len(tables), dtype=np.int64))
+    batch = LearnerGames(np.zeros(len(tables), dtype=np.int64))
     masks = batch.legal_masks(b)
     assert np.array_equal(masks, [rules.legal_mask(s) for s in tables])
     for seat in range(rules.MAX_PLAYERS):  # every seat's view (an absent seat sees as seat 0)
@@ -418,7 +420,7 @@ def test_every_legal_action_on_tables_from_play_agrees_with_the_rules():
 def test_the_batched_greedy_player_chooses_as_the_scalar_one_ties_included():
     tables = [s for s in tables_from_play(1, 40) if rules.legal_mask(s).sum() > 1]
     b = batch_of(tables)
-    batch = _LearnerGames(np.array([s.current for s in tables], dtype=np.int64))
+    batch = LearnerGames(np.array([s.current for s in tables], dtype=np.int64))
     observations = batch.observe(b)
     masks = batch.legal_masks(b)
     chosen = np.array([players.greedy_choice(o, m) for o, m in zip(observations, masks)])  # as the compiled step asks
@@ -430,7 +432,7 @@ def test_the_batched_greedy_player_chooses_as_the_scalar_one_ties_included():
 
 
 def test_the_batched_random_player_draws_as_the_scalar_one():
-    masks = _LearnerGames.legal_masks(batch_of(tables_from_play(2, 6)))
+    masks = LearnerGames.legal_masks(batch_of(tables_from_play(2, 6)))
     masks = masks[masks.any(axis=1)]
     rows = np.arange(len(masks))
     # The vector env draws a random opponent's choice in Python, with each game's generator, as the single env does.

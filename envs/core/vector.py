@@ -135,11 +135,11 @@ class BatchRows:
 
 class CompiledGames:
     """The batched side of ``TabletopVectorEnv`` for a solitaire (and, its seats added, for a multi-player game's
-    single-agent view): a ``Batch`` of its ``FlatState`` holds ``data`` (N, State.SIZE), a game per row, and each call runs the rules' compiled loop over the rows, or the function that
-    the single env calls too (``deal``, ``outcomes``). A game's subclass names its ``rules``: the same names in
-    every game (``take_actions``, ``play_forced_rows``, ``fill_legal_masks``, ``fill_observations(data,
-    observations)``, ``deal(a, rng)``, ``outcomes(data)``, ``end_game(a, result)``, and ``result``, which is
-    ``PLAYING`` until the game ends)."""
+    single-agent view): a ``Batch`` of its ``FlatState`` holds ``data`` (N, State.SIZE), a game per row, and each
+    call runs the rules' compiled loop over the rows, or the function that the single env calls too (``deal``,
+    ``outcomes``). A game's subclass names its ``rules``: the same names in every game (``take_actions``,
+    ``play_forced_rows``, ``fill_legal_masks``, ``fill_observations(data, observations)``, ``deal(a, rng)``,
+    ``outcomes(data)``, ``end_game(a, result)``, and ``result``, which is ``PLAYING`` until the game ends)."""
 
     rules: Any
 

@@ -169,7 +169,8 @@ _AT = lay_out(State)
 AT_DECK, AT_PILE_TOP, AT_PILE_SIZE = _AT["deck"], _AT["pile_top"], _AT["pile_size"]
 AT_SLOT_CARD, AT_SLOT_STATE, AT_PLACE = _AT["slot_card"], _AT["slot_state"], _AT["place"]
 AT_TOP, AT_END, AT_FACE_DOWN, AT_DRAWN, AT_PLAYED = _AT["top"], _AT["end"], _AT["face_down"], _AT["drawn"], _AT["played"]
-AT_PHASE, AT_TURN, AT_KILLS, AT_RESULT, AT_JOKERS = _AT["phase"], _AT["turn"], _AT["kills"], _AT["result"], _AT["jokers"]
+AT_PHASE, AT_TURN, AT_KILLS, AT_RESULT = _AT["phase"], _AT["turn"], _AT["kills"], _AT["result"]
+AT_JOKERS = _AT["jokers"]
 
 
 # ---------------------------------------------------------------- setup

@@ -19,7 +19,7 @@ from .rules import AT_MAX_ROUNDS, AT_PHASE, AT_ROUND
 from .single import SplendorEnv
 
 
-class _LearnerGames(CompiledGames):
+class LearnerGames(CompiledGames):
     """The compiled rules over a ``Batch`` of games (``b.data``, a row per game) as the learners play them: what
     ``TabletopVectorEnv`` calls, as for a solitaire (``CompiledGames``) but with each game's learner seat filled in
     (``single._SeatRules`` does the same for one game)."""
@@ -86,7 +86,7 @@ class SplendorVectorEnv(TabletopVectorEnv):
         self.seats = np.zeros(self.num_envs, dtype=np.int64)
         # Per game, per seat: whether the greedy player plays it (the learner's own seat: never asked).
         self._greedy_seats = np.zeros((self.num_envs, rules.MAX_PLAYERS), dtype=np.bool_)
-        self.batch = _LearnerGames(self.seats)
+        self.batch = LearnerGames(self.seats)
 
     @classmethod
     def like(cls, env, num_envs: int):
