@@ -6,13 +6,15 @@ from __future__ import annotations
 
 import numpy as np
 
+PLAYING = 0  # a game's result while it goes on: the first of every game's RESULT_NAMES, "playing"
+
 
 class CompiledTurn:
     """A game's compiled turn as Python callers (the env, agents, tools) use it, on one game's ``State``, copied first:
     ``s`` is never changed. A rules module makes one of its compiled ``fill_legal_mask(a, mask)``,
     ``end_game(a, result)``, ``take_action(a, action)`` and ``take_turn(a, action, skip_forced, mask)`` and gives
     its methods as its own functions of the same names (a game that rolls dice during play writes its own
-    ``apply`` and ``play``, which take the dice from ``rng``)."""
+    ``apply`` and ``play``, which take the dice from ``rng``, and one cut short by a limit its own ``is_over``)."""
 
     def __init__(self, num_actions: int, fill_legal_mask, end_game, forfeited: int, take_action=None, take_turn=None):
         self.num_actions = num_actions
@@ -39,6 +41,10 @@ class CompiledTurn:
         mask = np.empty(self.num_actions, dtype=bool)
         self.take_turn(s.data, action, skip_forced, mask)
         return s, mask
+
+    def is_over(self, s) -> bool:
+        """Whether the game has ended: its result is no longer ``PLAYING``."""
+        return s.result != PLAYING
 
     def forfeit(self, s):
         """The game lost by an illegal action."""

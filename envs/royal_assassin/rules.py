@@ -445,7 +445,7 @@ def take_turn(a, action, skip_forced, mask):
 
 # The same turn for Python callers, on a State (copied first): written once in ``envs/core/turn.py``.
 _TURN = CompiledTurn(NUM_ACTIONS, fill_legal_mask, end_game, FORFEITED, take_action, take_turn)
-apply, legal_mask, play, forfeit = _TURN.apply, _TURN.legal_mask, _TURN.play, _TURN.forfeit
+apply, legal_mask, play, forfeit, is_over = _TURN.apply, _TURN.legal_mask, _TURN.play, _TURN.forfeit, _TURN.is_over
 
 
 # ---------------------------------------------------------------- hidden information, end
@@ -455,10 +455,6 @@ def determinize(s: State, rng: np.random.Generator) -> State:
     s = s.copy()
     s.deck[s.top:] = shuffled(s.deck[s.top:], rng)
     return s
-
-
-def is_over(s: State) -> bool:
-    return s.decision == OVER
 
 
 def kills(s: State) -> int:

@@ -565,14 +565,10 @@ def take_turn(a, action, skip_forced, mask):
 
 # The same turn for Python callers, on a State (copied first): written once in ``envs/core/turn.py``.
 _TURN = CompiledTurn(NUM_ACTIONS, fill_legal_mask, end_game, FORFEITED, take_action)
-apply, legal_mask = _TURN.apply, _TURN.legal_mask
+apply, legal_mask, is_over = _TURN.apply, _TURN.legal_mask, _TURN.is_over
 
 
 # ---------------------------------------------------------------- end and score
-
-def is_over(s: State) -> bool:
-    return s.phase == OVER
-
 
 def is_truncated(s: State) -> bool:
     """``max_rounds`` rounds were played and the game did not end by the rules."""
