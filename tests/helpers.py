@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+
 import gymnasium as gym
 import numpy as np
 
@@ -79,7 +83,56 @@ def place_in_dungeon(env, adventurer=None, monsters=None, hp=None, **skills):
     env.set_state(saved)
 
 
+def passes_as_plain_python(test_file: str) -> None:
+    """The tests of ``test_file`` pass with ``NUMBA_DISABLE_JIT=1``: the same compiled functions run as plain Python
+    (what coverage and a debugger see)."""
+    command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-o", "addopts=", test_file]
+    result = subprocess.run(command, env={**os.environ, "NUMBA_DISABLE_JIT": "1"}, capture_output=True, text=True,
+                            timeout=900)
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    assert " passed" in result.stdout
+
+
+PLAIN_PYTHON = os.environ.get("NUMBA_DISABLE_JIT") == "1"  # a test that runs its own file as plain Python skips then
+
+
 # ---------------------------------------------------------------- vector envs against single envs
+
+def played_games(rules, deals: list, rng: np.random.Generator) -> list:
+    """300 games of a solitaire in every phase: each dealt (with ``deals[seed % len(deals)]``), then played some
+    random legal moves on."""
+    games = []
+    for seed in range(300):
+        s = rules.new_game(np.random.default_rng(seed), **deals[seed % len(deals)])
+        for _ in range(rng.integers(0, 40)):
+            legal = np.flatnonzero(rules.legal_mask(s))
+            if not len(legal):
+                break
+            s = rules.apply(s, int(rng.choice(legal)))
+        games.append(s)
+    return games
+
+
+def check_row_loops(rules, deals: list) -> None:
+    """The compiled loops a vector env runs over its rows (``take_actions``, ``play_forced_rows``,
+    ``fill_legal_masks`` and ``fill_observations``) are the single-game functions, on games in every phase."""
+    rng = np.random.default_rng(7)
+    games = played_games(rules, deals, rng)
+    data = np.stack([s.data for s in games])
+    masks = np.empty((len(games), rules.NUM_ACTIONS), dtype=bool)
+    rules.fill_legal_masks(data, masks)
+    observations = np.empty((len(games), rules.OBSERVATION_SIZE), dtype=np.float32)
+    rules.fill_observations(data, observations)
+    for k, s in enumerate(games):
+        assert np.array_equal(masks[k], rules.legal_mask(s)) and np.array_equal(observations[k], rules.observe(s))
+    playing = masks.any(axis=1)
+    actions = np.array([rng.choice(np.flatnonzero(m)) if m.any() else 0 for m in masks])
+    rules.take_actions(data, actions, playing)
+    rules.play_forced_rows(data, playing)
+    for k, s in enumerate(games):
+        expected = rules.play(s, int(actions[k]), None, skip_forced=True)[0] if playing[k] else s
+        assert np.array_equal(data[k], expected.data)
+
 
 def random_actions(rng: np.random.Generator, masks) -> np.ndarray:
     """A random legal action per game of a vector env (0 where a game has none: it is starting over)."""
@@ -88,6 +141,15 @@ def random_actions(rng: np.random.Generator, masks) -> np.ndarray:
 
 AUTORESET_MODES = [gym.vector.AutoresetMode.NEXT_STEP, gym.vector.AutoresetMode.SAME_STEP,
                    gym.vector.AutoresetMode.DISABLED]
+
+
+def left_out_keys(vector, single_info: dict, vector_infos: dict) -> set:
+    """The keys of a single env's info that the infos of ``vector`` (the env or a wrapper of it) do not carry: each
+    must be one that the vector env's documentation says it leaves out."""
+    left_out = set(single_info) - set(vector_infos)
+    documented = type(vector.unwrapped).__doc__
+    assert all(f"``{key}`` is left out" in documented for key in left_out), left_out
+    return left_out
 
 
 class SideBySide:
@@ -108,11 +170,10 @@ class SideBySide:
                                    autoreset_mode=autoreset_mode, **options)
         self.mode = self.vector.autoreset_mode
         assert self.mode == gym.vector.AutoresetMode(autoreset_mode)
-        # The single env's info keys that the vector env documents as left out (Splendor's opponent_moves).
-        self.left_out = getattr(self.vector, "info_keys_left_out", ())
         self.singles = [gym.make(env_id, **options).unwrapped for _ in range(num_envs)]
         self.observations, self.infos = self.vector.reset(seed=seed, options=reset_options)
         self.keys = set(self.infos)
+        self.single_infos = [None] * num_envs  # each single env's info of its last step
         for i, single in enumerate(self.singles):
             single_obs, single_info = single.reset(seed=seed + i, options=reset_options)
             self._agree(i, single_obs, single_info)
@@ -141,6 +202,7 @@ class SideBySide:
                     before(i, single, action)
                 single_obs, reward, ended_here, cut_here, single_info = single.step(action)
             assert (rewards[i], terminated[i], truncated[i]) == (reward, ended_here, cut_here)
+            self.single_infos[i] = single_info
             if ended_here or cut_here:
                 ended.append((i, single_info))
             if self.mode == gym.vector.AutoresetMode.SAME_STEP:
@@ -176,7 +238,8 @@ class SideBySide:
 
     def _agree_outcome(self, i, infos, single_info, finished) -> None:
         """The vector infos hold game i's outcome exactly where it ended, as the single env's info has it."""
-        expected = {k: v for k, v in single_info.items() if k not in ("action_mask", *self.left_out)}
+        left_out = left_out_keys(self.vector, single_info, self.keys)
+        expected = {k: v for k, v in single_info.items() if k not in ("action_mask", *left_out)}
         got = {k: v for k, v in self.vector.info_of(infos, i).items() if k != "action_mask"}
         if finished:
             assert {"won", "score"} <= set(expected)

@@ -5,7 +5,7 @@ import re
 import gymnasium as gym
 import numpy as np
 import pytest
-from helpers import act, legal, play, table
+from helpers import PLAIN_PYTHON, act, legal, passes_as_plain_python, play, table
 
 from tabletop_gym.envs.core.cards import card_code, parse_card
 from tabletop_gym.envs.dead_center import rules
@@ -480,3 +480,8 @@ def test_the_observation_shows_the_table_and_counts_the_unseen_cards():
     assert value["unseen_jokers"] == 1 and value["unseen_value_3"] == 2 and value["unseen_value_10"] == 3
     assert sum(value["unseen_" + card_code(c)] for c in range(52)) == 25 + 5
     assert env.observation_space.contains(obs)
+
+
+@pytest.mark.skipif(PLAIN_PYTHON, reason="this is the run as plain Python")
+def test_the_rules_pass_as_plain_python():
+    passes_as_plain_python(__file__)

@@ -4,7 +4,7 @@ import re
 
 import gymnasium as gym
 import pytest
-from helpers import act, legal, play, stacked, table
+from helpers import PLAIN_PYTHON, act, legal, passes_as_plain_python, play, stacked, table
 
 from tabletop_gym.envs.core.cards import card_code
 from tabletop_gym.envs.dungeon_solitaire import rules
@@ -422,3 +422,8 @@ def test_the_walkthrough_with_forced_moves_skipped_needs_only_the_real_choices()
     for move in choices:
         _, reward, terminated, _, info = act(env, move)
     assert terminated and info["won"] and info["score"] == 68
+
+
+@pytest.mark.skipif(PLAIN_PYTHON, reason="this is the run as plain Python")
+def test_the_rules_pass_as_plain_python():
+    passes_as_plain_python(__file__)

@@ -14,7 +14,8 @@ from importlib import resources
 import gymnasium as gym
 import numpy as np
 import pytest
-from helpers import act, legal, place_in_dungeon as place, play, table
+from helpers import PLAIN_PYTHON, act, legal, passes_as_plain_python, play, table
+from helpers import place_in_dungeon as place
 
 from tabletop_gym.envs.one_card_dungeon import levels, rules
 
@@ -739,3 +740,8 @@ def test_render_draws_the_grid_pieces_and_skill_line():
     text = env.render()
     assert "level 1" in text and "0s2" in text and "1s2" in text and "##" in text and "@" in text
     assert "health 6/6  speed 1  attack 1  defense 1  range 2" in text and "dice 3 5 2" in text
+
+
+@pytest.mark.skipif(PLAIN_PYTHON, reason="this is the run as plain Python")
+def test_the_rules_pass_as_plain_python():
+    passes_as_plain_python(__file__)

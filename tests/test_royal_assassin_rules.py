@@ -10,7 +10,7 @@ import re
 import gymnasium as gym
 import numpy as np
 import pytest
-from helpers import act, legal, play, stacked, table
+from helpers import PLAIN_PYTHON, act, legal, passes_as_plain_python, play, stacked, table
 
 from tabletop_gym.envs.core.cards import card_code
 from tabletop_gym.envs.royal_assassin import features, rules
@@ -554,3 +554,8 @@ def test_render_shows_columns_reserve_joker_and_card_in_play():
     assert "joker on the ♠ column" in text and "locked to ♥" in text
     assert "> Q♠" in text and "attack 2♥ (2)" in text and "pretender, 10 short of dying" in text
     assert "reserve: top A♥, depth 1" in text and "in play: A♥" in text
+
+
+@pytest.mark.skipif(PLAIN_PYTHON, reason="this is the run as plain Python")
+def test_the_rules_pass_as_plain_python():
+    passes_as_plain_python(__file__)

@@ -20,6 +20,7 @@ import warnings
 import gymnasium as gym
 import numpy as np
 import pytest
+from helpers import PLAIN_PYTHON, passes_as_plain_python
 from test_splendor_play import check_invariants
 
 from tabletop_gym.envs import splendor_v0
@@ -709,3 +710,8 @@ def test_describe_has_the_keys_of_the_rules_page_and_is_json():
     assert {"tokens", "bonuses", "points", "cards", "reserved", "nobles"} <= set(d["players"][0])
     assert json.loads(json.dumps(d)) == d and json.loads(json.dumps(table(env, 0))) == table(env, 0)
     assert d["viewer"] is None and table(env, 1)["viewer"] == 1
+
+
+@pytest.mark.skipif(PLAIN_PYTHON, reason="this is the run as plain Python")
+def test_the_rules_pass_as_plain_python():
+    passes_as_plain_python(__file__)

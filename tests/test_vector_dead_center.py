@@ -13,7 +13,7 @@ from collections import Counter
 import gymnasium as gym
 import numpy as np
 import pytest
-from helpers import SideBySide, random_actions
+from helpers import SideBySide, check_row_loops, random_actions
 
 import tabletop_gym.envs  # noqa: F401  (registers the single env)
 from tabletop_gym.agents.dead_center import DeadCenterHeuristic
@@ -203,8 +203,7 @@ def test_the_batched_deal_is_rules_new_game(jokers):
     # what they hold, and a stacked deck (already in place) is left alone.
     template = rules.new_game(np.random.default_rng(99), jokers=jokers)
     b = Batch(template, 40)
-    for i in range(40):
-        b.put(i, template)
+    b.put_same(np.arange(40), template)
     rows = np.arange(0, 40, 2)
     Games.deal(b, rows, [np.random.default_rng(1000 + i) for i in range(40)], {})
     for i in range(40):
@@ -268,3 +267,7 @@ def test_the_heuristic_chooses_for_every_row_through_autoresets(lookahead):
             assert agent.act(observations[i], infos["action_mask"][i]) == 0
         finished += terminated.sum()
     assert finished >= 2
+
+
+def test_the_vector_loops_are_the_single_game_functions():
+    check_row_loops(rules, [{"jokers": 2}, {"jokers": 1}, {"jokers": 0}])

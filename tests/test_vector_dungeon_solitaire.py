@@ -10,7 +10,7 @@ from collections import Counter
 
 import numpy as np
 import pytest
-from helpers import SideBySide, random_actions
+from helpers import SideBySide, check_row_loops, random_actions
 
 from tabletop_gym.envs.dungeon_solitaire import rules
 
@@ -67,3 +67,7 @@ def test_drawn_decks_are_the_single_envs_shuffles():
         assert np.array_equal(both.vector.unwrapped.take(i).deck, single.state.deck)
     assert len({tuple(single.state.deck) for single in both.singles}) == 8
     assert rules.DECK_CARDS.tolist() == sorted(rules.DECK_CARDS.tolist())  # the deal shuffles the sorted cards
+
+
+def test_the_vector_loops_are_the_single_game_functions():
+    check_row_loops(rules, [{"min_delve_turns_before_retreat": 2}, {"min_delve_turns_before_retreat": 1}])

@@ -49,7 +49,7 @@ def boost(vector, single, i):
     for name in rules.UPGRADES:
         setattr(s, name, max(getattr(s, name), s.skill_cap - 1))
     single.state = s
-    vector.state.put(i, s)
+    vector.state.put_same(np.array([i]), s)
 
 
 def play_side_by_side(num_envs, steps, seed, policy=random_actions, boosted=False, reset_options=None,

@@ -11,7 +11,7 @@ from collections import Counter
 
 import numpy as np
 import pytest
-from helpers import SideBySide, random_actions
+from helpers import SideBySide, check_row_loops, random_actions
 
 from tabletop_gym.envs import IllegalActionError
 from tabletop_gym.envs.core.cards import card_code
@@ -224,3 +224,7 @@ def test_illegal_action_raise_changes_nothing():
     with pytest.raises(IllegalActionError, match="in game 1"):
         vector.step(actions)
     assert all(vector.take(i).equals(before[i]) for i in range(4))
+
+
+def test_the_vector_loops_are_the_single_game_functions():
+    check_row_loops(rules, [{}])

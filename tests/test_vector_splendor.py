@@ -4,14 +4,17 @@ The vector env and N single envs (``Tabletop/Splendor-v0``) are played side by s
 observations, rewards, ends, masks, the outcome at each end and the full state of every game (deck order and
 blind reservations included) must agree after every step, through autoresets. The runs cover 2, 3 and 4 players,
 random and greedy opponents (and a list of both), a random learner seat, both reward modes, moves played one by
-one, stacked decks, illegal actions in both modes and small ``max_rounds``. The rare branches the single envs'
-rules take (token returns, a choice between two nobles, buying a reserved card, reserving from a deck, a deck
-running out, passes and the end when every player passed, the last round, truncation) are counted and required.
-Positions play rarely reaches (a learner near two nobles, every player stuck) are set by hand in both envs alike.
+one, stacked decks, illegal actions in both modes and small ``max_rounds``. Every single env's step is played again
+move by move through ``rules.apply`` (the learner's action, the opponents' moves its info logs, the forced moves)
+and must reach its game; the rare branches those moves take (token returns, a choice between two nobles, buying a
+reserved card, reserving from a deck, a deck running out, passes and the end when every player passed, the last
+round, truncation) are counted and required. Positions play rarely reaches (a learner near two nobles, every player
+stuck) are set by hand in both envs alike.
 
-A last test takes tables from play and checks the batched rules against ``rules.py`` on every legal action of
-each (the vector env's compiled loops against the single-game functions), and the greedy player of the compiled
-step against ``players.greedy_action`` on every table's decision.
+The last tests take tables from play and check the batched rules against ``rules.py`` on every legal action of
+each (the vector env's compiled loops against the single-game functions), the greedy player of the compiled step
+against ``players.greedy_action`` on every table's decision, and the compiled step with the opponents against the
+rules and players played one move at a time.
 """
 
 from collections import Counter
@@ -19,53 +22,71 @@ from collections import Counter
 import gymnasium as gym
 import numpy as np
 import pytest
+from numba.typed import List
 from helpers import SideBySide, random_actions
 from test_splendor_play import check_invariants
 from test_splendor_rules import give_cards, give_reserved, give_tokens, ordered
 
 from tabletop_gym.envs import IllegalActionError
 from tabletop_gym.envs.core.vector import Batch
-from tabletop_gym.envs.splendor import players, rules, single
+from tabletop_gym.envs.splendor import players, rules
 from tabletop_gym.envs.splendor.cards import COLOR, POINTS, TIER_CARDS
-from tabletop_gym.envs.splendor.vector import SplendorVectorEnv, _LearnerGames
+from tabletop_gym.envs.splendor.vector import LearnerGames, SplendorVectorEnv
 
 ENV_ID = "Tabletop/Splendor-v0"
 
 
 @pytest.fixture
-def counts(monkeypatch):
-    """Counts the rare branches the single envs' rules take (the vector env never calls ``rules.apply``: it must
-    take the same branches in its compiled step for the two to agree). The single envs play move by move through
-    ``rules.apply`` here, not in their compiled step."""
-    tally = Counter()
-    apply = rules.apply
-    monkeypatch.setattr(single, "COMPILED_STEP", False)
+def counts():
+    """The rare branches the games took, counted move by move as ``replay`` plays each step again."""
+    return Counter()
 
-    def counted_apply(s, action, rng=None):
-        choices = int(rules.legal_mask(s).sum())
-        if s.phase == rules.RETURN:
-            tally["token_return"] += 1
-        elif s.phase == rules.NOBLE and choices >= 2:
-            tally["noble_choice"] += 1
-        elif rules.A_BUY_RESERVED <= action < rules.A_RETURN:
-            tally["buy_reserved"] += 1
-        elif rules.A_RESERVE_DECK <= action < rules.A_BUY:
-            tally["reserve_from_deck"] += 1
-        elif action == rules.A_PASS:
-            tally["pass"] += 1
-        # A face-up card taken (bought or reserved) or a deck's top reserved, from a tier whose deck is empty.
-        drawn_tier = (action - rules.A_RESERVE) // rules.BOARD_SLOTS if rules.A_RESERVE <= action < rules.A_RESERVE_DECK \
-            else action - rules.A_RESERVE_DECK if action < rules.A_BUY else (action - rules.A_BUY) // rules.BOARD_SLOTS
-        if s.phase == rules.MAIN and rules.A_RESERVE <= action < rules.A_BUY_RESERVED and \
-                rules.deck_size(s, drawn_tier) == 0:
-            tally["deck_ran_out"] += 1
-        after = apply(s, action, rng)
-        if after.final_round and not s.final_round and after.phase != rules.OVER:
-            tally["last_round_played"] += 1
-        return after
 
-    monkeypatch.setattr(rules, "apply", counted_apply)
-    return tally
+def counted_apply(tally, s, action):
+    """``rules.apply``, counting the rare branch the move takes in ``tally``."""
+    choices = int(rules.legal_mask(s).sum())
+    if s.phase == rules.RETURN:
+        tally["token_return"] += 1
+    elif s.phase == rules.NOBLE and choices >= 2:
+        tally["noble_choice"] += 1
+    elif rules.A_BUY_RESERVED <= action < rules.A_RETURN:
+        tally["buy_reserved"] += 1
+    elif rules.A_RESERVE_DECK <= action < rules.A_BUY:
+        tally["reserve_from_deck"] += 1
+    elif action == rules.A_PASS:
+        tally["pass"] += 1
+    # A face-up card taken (bought or reserved) or a deck's top reserved, from a tier whose deck is empty.
+    drawn_tier = (action - rules.A_RESERVE) // rules.BOARD_SLOTS if rules.A_RESERVE <= action < rules.A_RESERVE_DECK \
+        else action - rules.A_RESERVE_DECK if action < rules.A_BUY else (action - rules.A_BUY) // rules.BOARD_SLOTS
+    if s.phase == rules.MAIN and rules.A_RESERVE <= action < rules.A_BUY_RESERVED and \
+            rules.deck_size(s, drawn_tier) == 0:
+        tally["deck_ran_out"] += 1
+    after = rules.apply(s, action)
+    if after.final_round and not s.final_round and after.phase != rules.OVER:
+        tally["last_round_played"] += 1
+    return after
+
+
+def replay(s, action, single, info, tally):
+    """A step of the single env ``single`` again, from its game ``s``, move by move through ``rules.apply`` (each
+    move counted in ``tally``): the learner's ``action`` (a forfeit if illegal), the opponents' moves its ``info``
+    logs, and the learner's forced moves with ``skip_forced``. It must reach the single env's game."""
+    seat = single.seat
+    s = counted_apply(tally, s, int(action)) if rules.legal_mask(s)[action] else rules.forfeit(s, seat)
+    logged = iter(info["opponent_moves"])
+    while True:
+        mask = rules.legal_mask(s)
+        if s.current != seat:
+            if not mask.any():
+                break
+            opponent, name = next(logged)
+            assert opponent == s.current
+            s = counted_apply(tally, s, rules.ACTION_NAMES.index(name))
+        elif single.skip_forced and np.count_nonzero(mask) == 1:
+            s = counted_apply(tally, s, int(mask.argmax()))
+        else:
+            break
+    assert next(logged, None) is None and s.equals(single.state)
 
 
 def random_play(rng, masks, observations):
@@ -93,7 +114,7 @@ def set_table(both, i, change):
     single.set_state(saved)
     check_invariants(single.state)
     vector = both.vector
-    vector.state.put(i, single.state)
+    vector.state.data[i] = single.state.data
     vector._mask[i] = rules.legal_mask(single.state)
     both.infos["action_mask"][i] = vector._mask[i]
     both.observations[i] = rules.observe(single.state, single.seat)
@@ -113,7 +134,11 @@ def play_side_by_side(num_envs, steps, seed, counts, policy=random_play, reset_o
             for i in np.flatnonzero(starting):
                 set_table(both, i, lambda s, seat=both.singles[i].seat: new_table(s, seat))
         starting = both.starting_over.copy()
-        ended = both.step(policy(rng, both.masks, both.observations))
+        before = {}
+        ended = both.step(policy(rng, both.masks, both.observations),
+                          before=lambda i, single, action: before.update({i: (single.state.copy(), action)}))
+        for i, (s, action) in before.items():
+            replay(s, action, both.singles[i], both.single_infos[i], counts)
         for i, info in ended:
             counts["result_" + info["result"]] += 1
             counts["won" if info["won"] else "lost"] += 1
@@ -366,7 +391,7 @@ def batch_of(tables) -> Batch:
 def test_every_legal_action_on_tables_from_play_agrees_with_the_rules():
     tables = tables_from_play(0, 16) + stuck_tables()
     b = batch_of(tables)
-    batch = _LearnerGames(np.zeros(len(tables), dtype=np.int64))
+    batch = LearnerGames(np.zeros(len(tables), dtype=np.int64))
     masks = batch.legal_masks(b)
     assert np.array_equal(masks, [rules.legal_mask(s) for s in tables])
     for seat in range(rules.MAX_PLAYERS):  # every seat's view (an absent seat sees as seat 0)
@@ -395,7 +420,7 @@ def test_every_legal_action_on_tables_from_play_agrees_with_the_rules():
 def test_the_batched_greedy_player_chooses_as_the_scalar_one_ties_included():
     tables = [s for s in tables_from_play(1, 40) if rules.legal_mask(s).sum() > 1]
     b = batch_of(tables)
-    batch = _LearnerGames(np.array([s.current for s in tables], dtype=np.int64))
+    batch = LearnerGames(np.array([s.current for s in tables], dtype=np.int64))
     observations = batch.observe(b)
     masks = batch.legal_masks(b)
     chosen = np.array([players.greedy_choice(o, m) for o, m in zip(observations, masks)])  # as the compiled step asks
@@ -407,7 +432,7 @@ def test_the_batched_greedy_player_chooses_as_the_scalar_one_ties_included():
 
 
 def test_the_batched_random_player_draws_as_the_scalar_one():
-    masks = _LearnerGames.legal_masks(batch_of(tables_from_play(2, 6)))
+    masks = LearnerGames.legal_masks(batch_of(tables_from_play(2, 6)))
     masks = masks[masks.any(axis=1)]
     rows = np.arange(len(masks))
     # The vector env draws a random opponent's choice in Python, with each game's generator, as the single env does.
@@ -435,3 +460,114 @@ def test_the_throughput_benchmark_times_the_view_natively_beside_sync(tmp_path):
         assert f"| {ENV_ID} vector N={n} |" in table
     assert f"| {ENV_ID} SyncVectorEnv N=64 |" in table and f"| {ENV_ID} (random opponent) |" in table
     assert f"\n| {ENV_ID} | " in table.split("vs Sync |")[1]  # its row in the table of vector envs
+
+
+# ------------------------------------------------------------------ the compiled loops against one game's functions
+
+def tables_met_in_play(rng, games: int = 40) -> list:
+    """400 states met in play, over the player counts, over and truncated ones included."""
+    tables = []
+    for g in range(games):
+        n = 2 + g % 3
+        s = rules.new_game(rng, n, max_rounds=int(rng.integers(3, 40)))
+        while True:
+            tables.append(s)
+            mask = rules.legal_mask(s)
+            if not mask.any():
+                break
+            legal = np.flatnonzero(mask)
+            s = rules.apply(s, int(legal[rng.integers(legal.size)]))
+    return [tables[i] for i in rng.choice(len(tables), 400, replace=False)]
+
+
+def test_the_vector_loops_are_the_single_game_functions():
+    rng = np.random.default_rng(7)
+    tables = tables_met_in_play(rng)
+    data = np.stack([s.data for s in tables])
+    masks = np.empty((len(tables), rules.NUM_ACTIONS), dtype=bool)
+    rules.fill_legal_masks(data, masks)
+    assert np.array_equal(masks, [rules.legal_mask(s) for s in tables])
+    seats = np.array([int(rng.integers(s.num_players)) for s in tables], dtype=np.int64)
+    observations = np.empty((len(tables), rules.OBSERVATION_SIZE), dtype=np.float32)
+    rules.fill_observations(data, seats, observations)
+    assert np.array_equal(observations, [rules.observe(s, k) for s, k in zip(tables, seats)])
+    rows = masks.any(axis=1) & (rng.random(len(tables)) < 0.8)
+    actions = np.array([int(rng.choice(np.flatnonzero(m))) if r else 0 for m, r in zip(masks, rows)], dtype=np.int64)
+    played = data.copy()
+    rules.take_actions(played, actions, rows)
+    for i, s in enumerate(tables):
+        expected = rules.apply(s, int(actions[i])).data if rows[i] else s.data
+        assert np.array_equal(played[i], expected), i
+    forced = data.copy()
+    rules.play_forced_rows(forced, rows)
+    for i, s in enumerate(tables):
+        expected = s.copy()
+        if rows[i]:
+            mask = rules.legal_mask(expected)
+            while mask.sum() == 1:
+                expected = rules.apply(expected, int(mask.argmax()))
+                mask = rules.legal_mask(expected)
+        assert np.array_equal(forced[i], expected.data), i
+    forfeited = data.copy()
+    rules.forfeit_rows(forfeited, rows, seats)
+    for i, s in enumerate(tables):
+        assert np.array_equal(forfeited[i], rules.forfeit(s, int(seats[i])).data if rows[i] else s.data), i
+
+
+def test_the_compiled_step_plays_the_opponents_as_one_move_at_a_time():
+    """``players.play_rows_until_learner`` (greedy and random opponents inside, each game's generator drawn as
+    ``random_action`` draws it) and ``players.play_until_learner`` on one game (stopping at a random opponent's
+    choice), against the rules and players played move by move."""
+    rng = np.random.default_rng(3)
+    tables = tables_met_in_play(rng)
+    data = np.stack([s.data for s in tables])
+    learners = np.array([int(rng.integers(s.num_players)) for s in tables], dtype=np.int64)
+    greedy = rng.random((len(tables), rules.MAX_PLAYERS)) < 0.6
+    rows = np.ones(len(tables), dtype=bool)
+    rngs = [np.random.default_rng(i) for i in range(len(tables))]
+    players.play_rows_until_learner(data, rows, learners, greedy, True, List(rngs))
+    for i, s in enumerate(tables):
+        o = s.copy()
+        # Played to the learner's decision (the rows), and to the first random choice (one game, logged).
+        first_stop = None
+        row_rng = np.random.default_rng(i)
+        moves = []
+        while True:
+            mask = rules.legal_mask(o)
+            if o.current != learners[i]:
+                if not mask.any():
+                    break
+                if mask.sum() == 1:
+                    action = int(mask.argmax())
+                elif greedy[i, o.current]:
+                    action = players.greedy_action(rules.observe(o, o.current), mask)
+                else:
+                    if first_stop is None:
+                        first_stop = o, list(moves), mask
+                    action = players.random_action(mask, row_rng)
+                if first_stop is None:
+                    moves.append([int(o.current), action])
+            elif mask.sum() == 1:
+                action = int(mask.argmax())
+            else:
+                break
+            o = rules.apply(o, action)
+        got = rules.State.__new__(rules.State)
+        got.data = data[i]
+        assert got.equals(o) and rngs[i].bit_generator.state == row_rng.bit_generator.state, i
+        why = players.PLAYED if first_stop is None else players.RANDOM_TO_CHOOSE
+        if first_stop is not None:
+            o, moves, _ = first_stop
+        one = s.copy()
+        log = np.zeros((4, 2), dtype=np.int64)  # a small log: the moves come in parts
+        logged = []
+        mask = np.empty(rules.NUM_ACTIONS, dtype=bool)
+        obs = np.empty(rules.OBSERVATION_SIZE, dtype=np.float32)
+        while True:
+            log[0, 0] = 0
+            stop = players.play_until_learner(one.data, learners[i], greedy[i], True, mask, obs, log)
+            logged += log[1:log[0, 0] + 1].tolist()
+            if stop != players.LOG_FULL:
+                break
+        assert stop == why and one.equals(o) and logged == moves, i
+        assert np.array_equal(mask, rules.legal_mask(o)), i

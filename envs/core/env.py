@@ -1,16 +1,16 @@
 """The Gymnasium side of the contract every single-agent game keeps (see DESIGN.md).
 
 A game's ``env.py`` subclasses ``TabletopEnv``, points ``rules`` at its rules module (and ``features`` at its
-features module, where it has observation="features" or "actions") and builds the first state in ``_new_state``.
-Everything else is here once: spaces, action names and masks, skip-forced stepping, illegal actions, rewards, info,
-rendering, cloning.
+features module, where it has observation="features" or "actions") and deals a game of its options in
+``new_game``. Everything else is here once: spaces, action names and masks, skip-forced stepping, illegal actions,
+rewards, info, rendering, cloning.
 
 A rules module provides ``ACTION_NAMES``, ``OBSERVATION_LOW`` / ``OBSERVATION_HIGH``,
-``legal_mask(s)``, ``apply(s, action, rng)``, ``observe(s)``, ``is_over(s)``,
-``outcome(s)`` (a dict with ``won`` and ``score``), ``forfeit(s)``, ``describe(s)`` and
-``determinize(s, rng)``; optionally ``is_truncated(s)``, and ``play(s, action, rng, skip_forced)`` (the step:
-the action and the forced moves after it, giving the state and its mask) where the rules have it compiled. Its
-render module provides ``render_text(s)`` and its picture module ``draw(s)`` (the ``rgb_array`` image, imported only when one is drawn).
+``legal_mask(s)``, ``apply(s, action, rng)``, ``play(s, action, rng, skip_forced)`` (the step: the action and
+the forced moves after it, giving the state and its mask), ``observe(s)``, ``is_over(s)``, ``outcome(s)`` (a dict
+with ``won`` and ``score``), ``forfeit(s)``, ``describe(s)`` and ``determinize(s, rng)``; optionally
+``is_truncated(s)``. Its render module provides ``render_text(s)`` and its picture module ``draw(s)`` (the
+``rgb_array`` image, imported only when one is drawn).
 """
 
 from __future__ import annotations
@@ -129,7 +129,57 @@ def picture_hook(package: str):
     return draw_picture
 
 
-class TabletopEnv(gym.Env):
+class HoldsOneGame:
+    """What an env holding one game does with it for search and for saving, written once for ``TabletopEnv`` and a
+    multi-player game's AEC env: the game (in the attribute ``game_attribute`` names), its legal mask (``_mask``)
+    and the env's random generator (``_np_random``) are copied, resampled, saved and checked together. The env
+    deals a new game of its options with ``new_game(rng, options)``."""
+
+    game_attribute = "state"
+    # State fields the env's own options fix (a variant's setting): a saved game must hold the env's values.
+    _option_fields: tuple[str, ...] = ()
+    _saved_template = None  # a new game of this env, what a saved game is checked against: dealt once
+
+    def clone(self):
+        """An independent copy of this env, its game and its random generator (for search)."""
+        other = copy.copy(self)
+        game = getattr(self, self.game_attribute)
+        setattr(other, self.game_attribute, game.copy() if game is not None else None)
+        other._mask = self._mask.copy() if self._mask is not None else None
+        other._np_random = copy.deepcopy(self._np_random)
+        return other
+
+    def _clone_playing(self, game, rng: np.random.Generator):
+        """A clone playing ``game`` (this env's game with what a player has not seen resampled with ``rng``), not
+        shown, with a generator of its own drawn from ``rng``: the clone must not replay this env's future dice or
+        shuffles either."""
+        other = self.clone()
+        other.render_mode = None  # a simulated future is not shown
+        setattr(other, self.game_attribute, game)
+        other._np_random = np.random.default_rng(rng.integers(2**63))
+        return other
+
+    def _saved_game(self) -> dict:
+        """The game (hidden parts included) and the random generator's state, as ``get_state`` returns them."""
+        return {"game": getattr(self, self.game_attribute).copy(),
+                "rng": copy.deepcopy(self.np_random.bit_generator.state)}
+
+    def _check_saved_game(self, saved: dict) -> None:
+        """Raise a TypeError or ValueError naming what is wrong unless ``saved["game"]`` is a game of this env (the
+        fields, their types and shapes of a new game of it, and the values its options fix) and ``saved["rng"]``
+        a state of its kind of bit generator."""
+        if self._saved_template is None:
+            self._saved_template = self.new_game(np.random.default_rng(0), {})
+        check_saved_game(saved["game"], self._saved_template, self._option_fields)
+        check_generator_state(saved["rng"], self._np_random)
+
+    def _restore_game(self, saved: dict) -> None:
+        """Go on from the checked ``saved`` game and generator state (the caller sets the mask)."""
+        setattr(self, self.game_attribute, saved["game"].copy())
+        self.np_random.bit_generator.state = copy.deepcopy(saved["rng"])
+
+
+class TabletopEnv(HoldsOneGame, gym.Env):
     """Base class of the single-agent games. Subclasses set ``rules``, ``render_text`` and ``draw_picture``."""
 
     metadata = {"render_modes": ["ansi", "human", "rgb_array"], "render_fps": 2}
@@ -141,8 +191,6 @@ class TabletopEnv(gym.Env):
     reset_options: tuple[str, ...] = ("deck",)
     # What reset may change, put back as it was when reset raises (a refused deck or option changes nothing).
     _reset_keeps: tuple[str, ...] = ("state", "_mask", "_np_random", "_np_random_seed")
-    # State fields this env's own options fix (Dead Center's jokers): a saved game must hold the env's values.
-    _option_fields: tuple[str, ...] = ()
 
     def __init__(self, render_mode=None, *, skip_forced=True, reward="win", illegal_action="terminate",
                  observation="plain"):
@@ -177,19 +225,15 @@ class TabletopEnv(gym.Env):
 
     # ------------------------------------------------------------ the game's hooks
 
-    def _new_state(self, options: dict):
-        """The first state of an episode, from ``self.np_random`` and the reset options."""
+    def new_game(self, rng: np.random.Generator, options: dict):
+        """A new game of this env's options, dealt with ``rng`` and the reset options: what ``reset`` starts, what
+        the vector env deals into its rows, and what a saved game is checked against."""
         raise NotImplementedError
 
-    def _fresh_state(self):
-        """A new game of this env as its options make it, dealt from a throwaway generator: what a saved game is
-        checked against (its fields, their types and shapes). The env's own generator is left untouched."""
-        own = self._np_random
-        self._np_random = np.random.default_rng(0)
-        try:
-            return self._new_state({})
-        finally:
-            self._np_random = own
+    def _new_state(self, options: dict):
+        """The first state of an episode, from ``self.np_random`` and the reset options (a game with seats for
+        other players seats them here too)."""
+        return self.new_game(self.np_random, options)
 
     def _is_truncated(self, state) -> bool:
         check = self._truncation
@@ -248,16 +292,8 @@ class TabletopEnv(gym.Env):
         return self.observe(self.state), reward, terminated, truncated, info
 
     def _play(self, state, action: int):
-        """Apply ``action``, then every forced move after it (``skip_forced``); the new state and its mask. Rules
-        compiled with their own step (``play``) take it in one call."""
-        if hasattr(self.rules, "play"):
-            return self.rules.play(state, action, self.np_random, self.skip_forced)
-        state = self.rules.apply(state, action, self.np_random)
-        mask = self.rules.legal_mask(state)
-        while self.skip_forced and np.count_nonzero(mask) == 1 and not self._is_truncated(state):
-            state = self.rules.apply(state, int(mask.argmax()), self.np_random)
-            mask = self.rules.legal_mask(state)
-        return state, mask
+        """Apply ``action``, then every forced move after it (``skip_forced``); the new state and its mask."""
+        return self.rules.play(state, action, self.np_random, self.skip_forced)
 
     def _action_index(self, action) -> int | None:
         """The action as an index into ``action_names``, or None if it is not one."""
@@ -324,14 +360,6 @@ class TabletopEnv(gym.Env):
             raise gym.error.ResetNeeded("call reset() before outcome()")
         return self.rules.outcome(self.state)
 
-    def clone(self):
-        """An independent copy of this env, its game and its random generator (for search)."""
-        other = copy.copy(self)
-        other.state = self.state.copy() if self.state is not None else None
-        other._mask = self._mask.copy() if self._mask is not None else None
-        other._np_random = copy.deepcopy(self._np_random)
-        return other
-
     def determinize(self, rng: np.random.Generator):
         """A clone in which everything the player has not seen is resampled with ``rng``.
 
@@ -342,27 +370,22 @@ class TabletopEnv(gym.Env):
             raise gym.error.ResetNeeded("call reset() before determinize()")
         if not isinstance(rng, np.random.Generator):
             raise TypeError(f"rng must be a numpy Generator (np.random.default_rng(seed)), got {rng!r}")
-        other = self.clone()
-        other.render_mode = None  # a simulated future is not shown
-        other.state = self.rules.determinize(self.state, rng)
-        # The clone's own generator must not replay this env's future dice or shuffles either.
-        other._np_random = np.random.default_rng(rng.integers(2**63))
-        return other
+        return self._clone_playing(self.rules.determinize(self.state, rng), rng)
 
     def get_state(self) -> dict:
         """The full state (hidden parts included) and the random generator's state."""
         if self.state is None:
             raise gym.error.ResetNeeded("call reset() before get_state()")
-        return {"game": self.state.copy(), "rng": copy.deepcopy(self.np_random.bit_generator.state)}
+        return self._saved_game()
 
     def set_state(self, saved: dict) -> None:
         """Go on from ``saved`` (what ``get_state()`` returned, here or in another env of this game and options).
         The whole input is checked first, and a bad one is refused with the env left as it was."""
         self._check_saved(saved)
-        game = saved["game"].copy()
-        mask = self.rules.legal_mask(game)  # may still refuse a game whose values make no sense, before any change
-        self.state, self._mask = game, mask
-        self.np_random.bit_generator.state = copy.deepcopy(saved["rng"])
+        # The mask may still refuse a game whose values make no sense, before any change.
+        mask = self.rules.legal_mask(saved["game"])
+        self._restore_game(saved)
+        self._mask = mask
 
     def _check_saved(self, saved) -> None:
         """Raise a TypeError or ValueError naming what is wrong if ``saved`` is not a state of this env: a dict
@@ -375,9 +398,6 @@ class TabletopEnv(gym.Env):
         if missing:
             raise ValueError(f"the saved state has no {' and no '.join(map(repr, missing))}: set_state takes what "
                              "get_state() returns, a dict with 'game' and 'rng'")
-        if getattr(self, "_saved_template", None) is None:
-            self._saved_template = self._fresh_state()  # the same for every game of this env: dealt once
-        check_saved_game(saved["game"], self._saved_template, self._option_fields)
+        self._check_saved_game(saved)
         if hasattr(saved["game"], "check_values"):
             saved["game"].check_values()  # compiled rules do not check an index before they use it
-        check_generator_state(saved["rng"], self._np_random)

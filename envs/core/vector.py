@@ -1,26 +1,25 @@
-"""The Gymnasium side of the batched games: N games of one solitaire (or of Splendor's single-agent view)
-advanced together.
+"""The Gymnasium side of the batched games: N games of one solitaire (or of a multi-player game's single-agent
+view) advanced together.
 
 A game's ``vector.py`` subclasses ``TabletopVectorEnv``, naming its single env class (``single_env``) and its
-batched rules module (``batch``). The state of N games is a ``Batch``: every field of the game's ``State`` with a
-leading axis of N. New games are dealt by the single env's own code, one row at a time with that row's own random
-generator, so that row i of a vector env seeded with s plays exactly the game a single env seeded with s + i
-plays; every step after that is array operations over the rows.
+batched side (``batch``). The state of N games is a ``Batch``: every field of the game's ``State`` with a leading
+axis of N, a game per row. New games are dealt by the game's rules with each row's own random generator, so that
+row i of a vector env seeded with s plays exactly the game a single env seeded with s + i plays.
 
-A batched rules module provides ``legal_masks(b) -> (N, n) bool``, ``apply(b, actions, rows, rngs)`` (rows: a bool
-mask of the games that take their action; in place), ``observe(b) -> (N, d) float32``, ``is_over(b) -> (N,) bool``,
-``outcome(b, rows) -> dict`` (the single env's outcome keys, each an array over ``rows``) and ``forfeit(b, rows)``;
-optionally ``is_truncated(b)``, ``deal(b, rows, rngs, options)`` (see ``TabletopVectorEnv._deal``) and
-``play_forced(b, rows, rngs)`` (see ``TabletopVectorEnv._play_forced``). Each function does what the scalar function
-of the same name in ``rules.py`` does, and ``tests/test_vector.py`` holds the two together, step by step. A game
-whose rules are compiled (its ``State`` a ``FlatState``: Dead Center, Royal Assassin, Dungeon Solitaire) has no
-second expression of them: its ``vector.py`` sets ``batch`` to a small class whose functions call the rules'
-compiled loops over the rows of ``b.data``, the same functions the single env calls on one game.
+The batched side provides ``legal_masks(b) -> (N, n) bool``, ``apply(b, actions, rows, rngs)`` (rows: a bool mask
+of the games that take their action; in place), ``play_forced(b, rows, rngs)`` (the forced moves after them),
+``deal(b, rows, rngs, options)`` (see ``TabletopVectorEnv._deal``), ``observe(b) -> (N, d) float32``,
+``is_over(b) -> (N,) bool``, ``outcome(b, rows) -> dict`` (the single env's outcome keys, each an array over
+``rows``) and ``forfeit(b, rows)``; optionally ``is_truncated(b)``. Every game's rules are compiled (its ``State``
+a ``FlatState``), so there is no second expression of them: ``CompiledGames`` calls the rules' compiled loops over
+the rows of ``b.data``, the same functions the single env calls on one game, and ``tests/test_vector.py`` holds
+the vector env to the single env, step by step.
 
-A game played against scripted opponents (Splendor's single-agent view) sets ``batch`` to an object that fills in
-each game's learner seat where its batched rules take a seat (``observe``, ``outcome``, ``forfeit``), and overrides
-three hooks: ``_deal`` (the learner's seat, then the opponents before it), ``_play_on`` (after the learner's action,
-the opponents' moves until the learner decides again) and ``_final_rewards`` (its +1 / -1).
+A game played against scripted opponents (a multi-player game's single-agent view) sets ``batch`` to an object
+that fills in each game's learner seat where its batched rules take a seat (``observe``, ``outcome``,
+``forfeit``), and overrides three hooks: ``_deal`` (the learner's seat, then the opponents before it),
+``_play_on`` (after the learner's action, the opponents' moves until the learner decides again) and
+``_final_rewards`` (its +1 / -1).
 
 The infos are numeric and have one set of keys on every reset and step (what engines that build a spec from the
 first infos, TorchRL's among them, need): each key is an array over the games with its Gymnasium ``_key`` mask of
@@ -92,11 +91,6 @@ class Batch:
                                 f"a batched state holds numbers and arrays only")
         self._fields = tuple(vars(template))
 
-    def put(self, row: int, state: ArrayState) -> None:
-        """Write a single game's state into row ``row``."""
-        for name in self._fields:
-            getattr(self, name)[row] = getattr(state, name)
-
     def put_many(self, rows: np.ndarray, states: list) -> None:
         """Write ``states[k]`` into row ``rows[k]``, a field at a time."""
         for name in self._fields:
@@ -140,14 +134,14 @@ class BatchRows:
 
 
 class CompiledGames:
-    """The batched side of ``TabletopVectorEnv`` for a game whose rules are compiled: a ``Batch`` of its ``FlatState``
-    holds ``data`` (N, State.SIZE), a game per row, and each call runs the rules' compiled loop over the rows.
-    A game's subclass names its ``rules``, where a game's progress lies in a row (``over_at``: the phase that is
-    ``rules.OVER`` once the game ends) and its compiled ``end_game(a, result)``; it adds ``deal`` and ``outcome``."""
+    """The batched side of ``TabletopVectorEnv`` for a solitaire (and, its seats added, for a multi-player game's
+    single-agent view): a ``Batch`` of its ``FlatState`` holds ``data`` (N, State.SIZE), a game per row, and each
+    call runs the rules' compiled loop over the rows, or the function that the single env calls too (``deal``,
+    ``outcomes``). A game's subclass names its ``rules``: the same names in every game (``take_actions``,
+    ``play_forced_rows``, ``fill_legal_masks``, ``fill_observations(data, observations)``, ``deal(a, rng)``,
+    ``outcomes(data)``, ``end_game(a, result)``, and ``result``, which is ``PLAYING`` until the game ends)."""
 
     rules: Any
-    over_at: int
-    end_game: Any
 
     @classmethod
     def apply(cls, b, actions, rows, rngs=None) -> None:
@@ -156,6 +150,19 @@ class CompiledGames:
     @classmethod
     def play_forced(cls, b, rows, rngs=None) -> None:
         cls.rules.play_forced_rows(b.data, rows)
+
+    @classmethod
+    def deal(cls, b, rows, rngs, options) -> None:
+        """The shuffle of each new game (``rules.deal``) with its own generator, in the rows given: each already
+        holds a new game's table (``TabletopVectorEnv._deal``), and a stacked deck is dealt there already."""
+        if options.get("deck") is None:
+            for i in rows:
+                cls.rules.deal(b.data[i], rngs[i])
+
+    @classmethod
+    def outcome(cls, b, rows) -> dict:
+        """``rules.outcome`` of each game ``rows`` selects, as arrays."""
+        return cls.rules.outcomes(b.data[rows])
 
     @classmethod
     def legal_masks(cls, b) -> np.ndarray:
@@ -171,12 +178,12 @@ class CompiledGames:
 
     @classmethod
     def is_over(cls, b) -> np.ndarray:
-        return b.data[:, cls.over_at] == cls.rules.OVER
+        return b.data[:, cls.rules.AT_RESULT] != cls.rules.PLAYING
 
     @classmethod
     def forfeit(cls, b, rows) -> None:
         for i in np.flatnonzero(rows):  # rare: illegal actions only
-            cls.end_game(b.data[i], cls.rules.FORFEITED)
+            cls.rules.end_game(b.data[i], cls.rules.FORFEITED)
 
 
 class TabletopVectorEnv(VectorEnv):
@@ -214,7 +221,6 @@ class TabletopVectorEnv(VectorEnv):
 
     metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": []}
     RESULT_NAMES: tuple[str, ...] = ()  # a game's result code in the infos -> its name
-    info_keys_left_out: tuple[str, ...] = ()  # the single env's info keys the vector infos do not carry
     single_env: type
     batch: Any
     # Arrays over the games, besides the state, that a deal writes in place: put back when a reset is refused.
@@ -459,7 +465,6 @@ class TabletopVectorEnv(VectorEnv):
             "mask": self._mask,
             "needs_reset": self._needs_reset.copy(),
             "row_arrays": {name: getattr(self, name)[rows].copy() for name in self._row_keeps if hasattr(self, name)},
-            "dealer_rng": self._dealer._np_random,
         }
 
     def _put_back(self, kept: dict) -> None:
@@ -473,8 +478,7 @@ class TabletopVectorEnv(VectorEnv):
         self._mask = kept["mask"]
         self._needs_reset = kept["needs_reset"]
         for name, values in kept["row_arrays"].items():
-            getattr(self, name)[rows] = values  # in place: others may hold the array (Splendor's learner seats)
-        self._dealer._np_random = kept["dealer_rng"]
+            getattr(self, name)[rows] = values  # in place: others may hold the array (the learner seats)
 
     def _seed(self, seeds: list, rows: np.ndarray) -> None:
         """Game i gets ``seeds[i]`` (None: a fresh generator; see ``check_seed``). The generators of games not being
@@ -488,35 +492,22 @@ class TabletopVectorEnv(VectorEnv):
 
     def _deal(self, rows: np.ndarray, options: dict) -> None:
         """New games in ``rows``, as the single env's ``reset`` deals them, each with its row's generator (and not
-        played on: a forced first move is the first step's).
-
-        A batched rules module with ``deal(b, rows, rngs, options)`` deals only what is random (the shuffle) and
-        gets the rest from one new game; otherwise the single env's code deals each game in turn.
-        """
-        dealer = self._dealer
+        played on: a forced first move is the first step's). The batched side's ``deal(b, rows, rngs, options)``
+        deals only what is random (the shuffle) and gets the rest from one new game."""
         indices = np.flatnonzero(rows)
-        if hasattr(self.batch, "deal"):
-            fresh = self._fresh_game(options)
-            if self.state is None:
-                self.state = Batch(fresh, self.num_envs)
-            self.state.put_same(indices, fresh)
-            self.batch.deal(self.state, indices, self._rngs, options)
-            return
-        states = []
-        for i in indices:
-            dealer._np_random = self._rngs[i]
-            states.append(dealer._new_state(options))
+        fresh = self._fresh_game(options)
         if self.state is None:
-            self.state = Batch(states[0], self.num_envs)
-        self.state.put_many(indices, states)
+            self.state = Batch(fresh, self.num_envs)
+        self.state.put_same(indices, fresh)
+        self.batch.deal(self.state, indices, self._rngs, options)
 
     def _fresh_game(self, options: dict):
         """One new game of the single env, to copy into the rows being dealt before the batched rules shuffle them:
-        dealt once for the unstacked deal (which every autoreset uses), afresh for a stacked deck."""
+        dealt once for the unstacked deal (which every autoreset uses), afresh for a stacked deck. Its own shuffle
+        is not used: it is dealt from a throwaway generator."""
         if not options and getattr(self, "_fresh", None) is not None:
             return self._fresh
-        self._dealer._np_random = np.random.default_rng(0)  # the shuffle of this one game is not used
-        fresh = self._dealer._new_state(options)
+        fresh = self._dealer.new_game(np.random.default_rng(0), options)
         if not options:
             self._fresh = fresh
         return fresh
@@ -531,27 +522,9 @@ class TabletopVectorEnv(VectorEnv):
         return outcome["score"] if self.reward_mode == "score" else outcome["won"]
 
     def _play_forced(self, rows: np.ndarray) -> None:
-        """With ``skip_forced``, play every game in ``rows`` on while it has exactly one legal action. The games
-        still being played on are looked at alone: they grow few while a long forced run goes on."""
-        if not self.skip_forced:
-            return
-        own_loop = getattr(self.batch, "play_forced", None)
-        if own_loop is not None:  # a game that tells its forced moves without the whole mask plays them itself
-            own_loop(self.state, rows, self._rngs)
-            return
-        going = np.flatnonzero(rows)
-        while going.size:
-            view = self.state.view(going)
-            masks = self.batch.legal_masks(view)
-            forced = (masks.sum(axis=1) == 1) & ~self._truncated(view)
-            going = going[forced]
-            if not going.size:
-                return
-            actions = np.zeros(self.num_envs, dtype=np.int64)
-            actions[going] = masks[forced].argmax(axis=1)
-            playing = np.zeros(self.num_envs, dtype=bool)
-            playing[going] = True
-            self.batch.apply(self.state, actions, playing, self._rngs)
+        """With ``skip_forced``, play every game in ``rows`` on while it has exactly one legal action."""
+        if self.skip_forced:
+            self.batch.play_forced(self.state, rows, self._rngs)
 
     def _truncated(self, games=None) -> np.ndarray:
         """Which of ``games`` (a batch or a view of one; every game when None) are cut short by a limit."""

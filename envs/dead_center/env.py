@@ -116,5 +116,5 @@ class DeadCenterEnv(TabletopEnv):
         super().__init__(render_mode, skip_forced=skip_forced, reward=reward, illegal_action=illegal_action,
                          observation=observation)
 
-    def _new_state(self, options):
-        return rules.new_game(self.np_random, deck=options.get("deck"), jokers=self.jokers)
+    def new_game(self, rng, options):
+        return rules.new_game(rng, deck=options.get("deck"), jokers=self.jokers)

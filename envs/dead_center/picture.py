@@ -12,7 +12,7 @@ import numpy as np
 
 from ..core.picture import HIGHLIGHT, MUTED, RED, Canvas
 from . import rules
-from .render import _status
+from .render import status
 
 WIDTH, HEIGHT = 640, 600  # every picture, whatever the state
 # The sample picture (docs/images/): halfway through the heuristic's episode of this seed and these options.
@@ -97,5 +97,5 @@ def draw(s: rules.State) -> np.ndarray:
     _cabin(c, s)
     _slots(c, s, targets)
     _side(c, s)
-    c.text(GRID_X, GRID_Y + 5 * CELL_H + 14, _status(s), size=17, bold=s.phase == rules.OVER)
+    c.text(GRID_X, GRID_Y + 5 * CELL_H + 14, status(s), size=17, bold=s.phase == rules.OVER)
     return c.array()

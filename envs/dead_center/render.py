@@ -23,7 +23,8 @@ def _slot(s: rules.State, slot: int) -> str:
     return card_label(int(s.slot_card[slot])) if state == rules.UP else _KILLED
 
 
-def _status(s: rules.State) -> str:
+def status(s: rules.State) -> str:
+    """The line under the table: what the player must do now, or how the game ended."""
     if s.phase == rules.REVEAL:
         return "reveal a face-down zombie"
     if s.phase == rules.PLAY:
@@ -56,6 +57,6 @@ def render_text(s: rules.State) -> str:
         margin + "".join(_cell(slot[f"B{c}"]) for c in range(3)),
         margin + "".join(_cell(f"B{c}") for c in range(3)),
         f"n:card is pile n and its top card (play_n plays on it); {_FACE_DOWN} face down, {_KILLED} killed",
-        _status(s),
+        status(s),
     ]
     return "\n".join(line.rstrip() for line in lines)

@@ -20,6 +20,7 @@ import numpy as np
 from ..core.cards import IS_RED, JOKERS, NUM_CARD_IDS, RANK, SUIT, card_code, parse_deck, shuffled
 from ..core.compiled import compiled, only_action
 from ..core.state import FlatState, lay_out
+from ..core.turn import CompiledTurn, one_game
 
 JACK, QUEEN, KING = 11, 12, 13
 MAX_JOKERS = 2
@@ -119,8 +120,8 @@ CAN_KILL = _kill_table()
 # ---------------------------------------------------------------- the state
 
 class State(FlatState):
-    """Everything on the table, the draw pile's order and the face-down zombies included; ``jokers`` (the game's
-    option) is a field beside the array. Each part's values run from ``low`` to ``high``."""
+    """Everything on the table, the draw pile's order and the face-down zombies included, and the game's option
+    ``jokers``. Each part's values run from ``low`` to ``high``."""
 
     PARTS = (
         ("deck", MAX_DECK, -1, NUM_CARD_IDS - 1),       # the draw pile is deck[top:end]; -1 past the cards dealt
@@ -138,6 +139,7 @@ class State(FlatState):
         ("turn", 0, 1, MAX_DECK + 1),
         ("kills", 0, 0, NUM_SLOTS),
         ("result", 0, PLAYING, FORFEITED),
+        ("jokers", 0, 0, MAX_JOKERS),  # the env's option, kept with the game (the observation shows it)
     )
 
     def __init__(self, cabin: np.ndarray, zombies: np.ndarray, draw_pile: np.ndarray, jokers: int):
@@ -168,6 +170,7 @@ AT_DECK, AT_PILE_TOP, AT_PILE_SIZE = _AT["deck"], _AT["pile_top"], _AT["pile_siz
 AT_SLOT_CARD, AT_SLOT_STATE, AT_PLACE = _AT["slot_card"], _AT["slot_state"], _AT["place"]
 AT_TOP, AT_END, AT_FACE_DOWN, AT_DRAWN, AT_PLAYED = _AT["top"], _AT["end"], _AT["face_down"], _AT["drawn"], _AT["played"]
 AT_PHASE, AT_TURN, AT_KILLS, AT_RESULT = _AT["phase"], _AT["turn"], _AT["kills"], _AT["result"]
+AT_JOKERS = _AT["jokers"]
 
 
 # ---------------------------------------------------------------- setup
@@ -178,12 +181,13 @@ def game_cards(jokers: int) -> list[int]:
 
 
 def new_game(rng: np.random.Generator, deck=None, jokers: int = 2) -> State:
-    """A new game. Random: the number cards and jokers shuffled (9 to the cabin, the rest the draw
-    pile), then the zombies shuffled onto the slots. Stacked: ``deck`` codes in the order of RULES.md."""
+    """A new game. Random: the game's cards dealt with ``rng`` (``deal``). Stacked: ``deck`` codes in the order of
+    RULES.md."""
     if deck is None:
-        numbers = shuffled(list(NUMBER_CARDS) + list(JOKERS[:jokers]), rng)
-        zombies = shuffled(ZOMBIE_CARDS, rng)
-        return State(numbers[:CABIN_SIZE], zombies, numbers[CABIN_SIZE:], jokers)
+        numbers = _NUMBERS_IN_ORDER[jokers]
+        s = State(numbers[:CABIN_SIZE], _ZOMBIES_IN_ORDER, numbers[CABIN_SIZE:], jokers)
+        deal(s.data, rng)
+        return s
     cards = parse_deck(deck, game_cards(jokers))
     cabin, zombies = cards[:CABIN_SIZE], cards[CABIN_SIZE:CABIN_SIZE + NUM_SLOTS]
     draw_pile = cards[CABIN_SIZE + NUM_SLOTS:]
@@ -196,6 +200,28 @@ def new_game(rng: np.random.Generator, deck=None, jokers: int = 2) -> State:
                          + " (the order is 9 cabin number cards or jokers, then the 12 zombies J Q K, "
                            "then the draw pile)")
     return State(cabin, zombies, draw_pile, jokers)
+
+
+# A new game's cards in card-id order, as ``shuffled`` sorts them before it shuffles (so that a deal depends only on
+# the cards and the generator): the number cards and the jokers of each option, and the zombies. Where the shuffled
+# number cards go: the first nine to piles 0-8, the rest to the draw pile.
+_NUMBERS_IN_ORDER = [np.array([*NUMBER_CARDS, *JOKERS[:jokers]], dtype=np.int64) for jokers in JOKER_OPTIONS]
+_ZOMBIES_IN_ORDER = np.sort(ZOMBIE_CARDS).astype(np.int64)
+_DEALT_PLACES = np.array([*range(NUM_PILES)] + [DECK] * MAX_DECK)
+
+
+def deal(a: np.ndarray, rng: np.random.Generator) -> None:
+    """The shuffle of a new game, with ``rng``, on ``a`` (one game's data, or a vector env's row) holding a new
+    game's table: its number cards and jokers shuffled (9 to the cabin, the rest the draw pile), then its zombies
+    shuffled onto the slots."""
+    numbers = _NUMBERS_IN_ORDER[a[AT_JOKERS]].copy()
+    rng.shuffle(numbers)
+    zombies = _ZOMBIES_IN_ORDER.copy()
+    rng.shuffle(zombies)
+    a[AT_PILE_TOP:AT_PILE_TOP + NUM_PILES] = numbers[:CABIN_SIZE]
+    a[AT_SLOT_CARD:AT_SLOT_CARD + NUM_SLOTS] = zombies
+    a[AT_DECK:AT_DECK + len(numbers) - CABIN_SIZE] = numbers[CABIN_SIZE:]
+    a[AT_PLACE + numbers] = _DEALT_PLACES[:len(numbers)]
 
 
 # ---------------------------------------------------------------- a turn
@@ -342,7 +368,10 @@ def take_turn(a, action, skip_forced, mask):
         play_forced(a, mask)
 
 
-# The same turn for Python callers: on a State, copied first.
+# The same turn for Python callers, on a State (copied first): written once in ``envs/core/turn.py``.
+_TURN = CompiledTurn(NUM_ACTIONS, fill_legal_mask, end_game, FORFEITED, take_action, take_turn)
+apply, legal_mask, play, forfeit, is_over = _TURN.apply, _TURN.legal_mask, _TURN.play, _TURN.forfeit, _TURN.is_over
+
 
 def deck_size(s: State) -> int:
     return s.end - s.top
@@ -351,31 +380,6 @@ def deck_size(s: State) -> int:
 def killable(s: State, pile: int) -> list[int]:
     """The face-up zombies adjacent to ``pile`` that its support piles' top cards kill."""
     return [slot for slot in SLOTS_OF_PILE[pile] if _kills(s.data, slot)]
-
-
-def apply(s: State, action: int, rng: np.random.Generator | None = None) -> State:
-    """The state after the player takes ``action`` (which must be legal). ``s`` is not changed.
-
-    The game has no randomness after the shuffle; ``rng`` is accepted for a uniform signature.
-    """
-    s = s.copy()
-    take_action(s.data, action)
-    return s
-
-
-def legal_mask(s: State) -> np.ndarray:
-    """Which actions the rules allow now (all False once the game is over)."""
-    mask = np.empty(NUM_ACTIONS, dtype=bool)
-    fill_legal_mask(s.data, mask)
-    return mask
-
-
-def play(s: State, action: int, rng: np.random.Generator | None, skip_forced: bool) -> tuple[State, np.ndarray]:
-    """The env's step: ``action``, then (``skip_forced``) every forced move after it; the new state and its mask."""
-    s = s.copy()
-    mask = np.empty(NUM_ACTIONS, dtype=bool)
-    take_turn(s.data, action, skip_forced, mask)
-    return s, mask
 
 
 def determinize(s: State, rng: np.random.Generator) -> State:
@@ -388,29 +392,27 @@ def determinize(s: State, rng: np.random.Generator) -> State:
     return s
 
 
-def forfeit(s: State) -> State:
-    """The game lost by an illegal action."""
-    s = s.copy()
-    end_game(s.data, FORFEITED)
-    return s
-
-
 # ---------------------------------------------------------------- end and score
 
-def is_over(s: State) -> bool:
-    return s.phase == OVER
+_RESULTS = np.array(RESULT_NAMES)
+
+
+def outcomes(data: np.ndarray) -> dict:
+    """The outcome of each game, a row of ``data`` each, as arrays (what a vector env's infos hold): ``won`` (all
+    12 zombies killed), ``score`` (cards left in the draw pile on a win, else 0), ``kills``, ``result``, ``turn``."""
+    won = data[:, AT_RESULT] == WON
+    return {
+        "won": won,
+        "score": np.where(won, data[:, AT_END] - data[:, AT_TOP], 0),
+        "kills": data[:, AT_KILLS],
+        "result": _RESULTS[data[:, AT_RESULT]],
+        "turn": data[:, AT_TURN],
+    }
 
 
 def outcome(s: State) -> dict:
-    """``won`` (all 12 zombies killed), ``score`` (cards left in the draw pile on a win, else 0), ``kills``."""
-    won = s.result == WON
-    return {
-        "won": bool(won),
-        "score": deck_size(s) if won else 0,
-        "kills": int(s.kills),
-        "result": RESULT_NAMES[s.result],
-        "turn": int(s.turn),
-    }
+    """``outcomes`` of the game ``s``, as Python's values."""
+    return one_game(outcomes(s.data[None]))
 
 
 # ---------------------------------------------------------------- what the player sees
@@ -472,8 +474,8 @@ def unseen_cards(s: State) -> np.ndarray:
 
 
 @compiled
-def fill_observation(a, jokers, obs):
-    """``obs`` (``OBSERVATION_SIZE`` float32) set to the observation of game ``a`` played with ``jokers``."""
+def fill_observation(a, obs):
+    """``obs`` (``OBSERVATION_SIZE`` float32) set to the observation of game ``a``."""
     for pile in range(NUM_PILES):
         card = a[AT_PILE_TOP + pile]
         for k in range(_CARD_PARTS_SIZE):
@@ -493,7 +495,7 @@ def fill_observation(a, jokers, obs):
     obs[_COUNTERS_AT] = a[AT_END] - a[AT_TOP]
     obs[_COUNTERS_AT + 1] = a[AT_KILLS]
     obs[_COUNTERS_AT + 2] = a[AT_FACE_DOWN]
-    obs[_COUNTERS_AT + 3] = jokers
+    obs[_COUNTERS_AT + 3] = a[AT_JOKERS]
     obs[_UNSEEN_AT:] = 0
     for card in range(NUM_CARD_IDS):
         if _UNSEEN_PLACE[a[AT_PLACE + card]]:
@@ -510,7 +512,7 @@ def observe(s: State) -> np.ndarray:
     state and its card when face up, the drawn card, the phase, the pile just played on, the counters,
     and which cards are unseen. Never the draw pile's order nor a face-down zombie."""
     obs = np.empty(OBSERVATION_SIZE, dtype=np.float32)
-    fill_observation(s.data, s.jokers, obs)
+    fill_observation(s.data, obs)
     return obs
 
 
@@ -565,6 +567,6 @@ def fill_legal_masks(data, masks):
 
 
 @compiled
-def fill_observations(data, jokers, observations):
+def fill_observations(data, observations):
     for i in range(data.shape[0]):
-        fill_observation(data[i], jokers[i], observations[i])
+        fill_observation(data[i], observations[i])

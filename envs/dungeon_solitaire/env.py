@@ -86,6 +86,6 @@ class DungeonSolitaireEnv(TabletopEnv):
         self.min_delve_turns_before_retreat = min_delve_turns_before_retreat
         super().__init__(render_mode, skip_forced=skip_forced, reward=reward, illegal_action=illegal_action)
 
-    def _new_state(self, options):
-        return rules.new_game(self.np_random, deck=options.get("deck"),
+    def new_game(self, rng, options):
+        return rules.new_game(rng, deck=options.get("deck"),
                               min_delve_turns_before_retreat=self.min_delve_turns_before_retreat)

@@ -18,6 +18,7 @@ import numpy as np
 from ..core.cards import JOKERS, RANK, SUIT, card, card_code, parse_deck, shuffled
 from ..core.compiled import compiled, only_action
 from ..core.state import FlatState, lay_out
+from ..core.turn import CompiledTurn, one_game
 
 SPADES, HEARTS, DIAMONDS, CLUBS = range(4)
 JOKER = JOKERS[0]
@@ -144,12 +145,22 @@ AT_MIN_DELVE = _AT["min_delve_turns_before_retreat"]
 # ---------------------------------------------------------------- setup
 
 def new_game(rng: np.random.Generator, deck=None, min_delve_turns_before_retreat: int = 2) -> State:
-    """A new game: the 44 cards shuffled with ``rng``, or stacked from ``deck`` (codes, top first)."""
+    """A new game: the 44 cards shuffled with ``rng`` (``deal``), or stacked from ``deck`` (codes, top first)."""
+    s = State(DECK_CARDS if deck is None else parse_deck(deck, DECK_CARDS), min_delve_turns_before_retreat)
     if deck is None:
-        order = shuffled(DECK_CARDS, rng)
-    else:
-        order = parse_deck(deck, DECK_CARDS)
-    return State(order, min_delve_turns_before_retreat)
+        deal(s.data, rng)
+    return s
+
+
+_DECK_IN_ORDER = np.sort(DECK_CARDS).astype(np.int64)  # as ``shuffled`` sorts the cards before it shuffles
+
+
+def deal(a: np.ndarray, rng: np.random.Generator) -> None:
+    """The shuffle of a new game, with ``rng``, on ``a`` (one game's data, or a vector env's row) holding a new
+    game's table: its deck."""
+    deck = _DECK_IN_ORDER.copy()
+    rng.shuffle(deck)
+    a[AT_DECK:AT_DECK + NUM_DECK_CARDS] = deck
 
 
 # ---------------------------------------------------------------- moving cards
@@ -181,7 +192,7 @@ def _draw(a):
     """Take the top card of the deck; -1 and lost in the dark if it is empty (never while the game is live)."""
     if a[AT_TOP] == a[AT_END]:
         a[AT_TORCHES] = MAX_TORCHES
-        lose(a, LOST_IN_THE_DARK)
+        end_game(a, LOST_IN_THE_DARK)
         return -1
     c = a[AT_DECK + a[AT_TOP]]
     a[AT_TOP] += 1
@@ -189,7 +200,7 @@ def _draw(a):
 
 
 @compiled
-def lose(a, result):
+def end_game(a, result):
     a[AT_RESULT] = result
     a[AT_STAGE] = OVER
     a[AT_PENDING_DAMAGE] = 0
@@ -214,7 +225,7 @@ def _torch_goes_out(a, ace):
     else:
         a[AT_TORCHES] = MAX_TORCHES
         _move(a, ace, TORCH_ROW)
-        lose(a, LOST_IN_THE_DARK)
+        end_game(a, LOST_IN_THE_DARK)
 
 
 # ---------------------------------------------------------------- a turn
@@ -414,7 +425,7 @@ def take_action(a, action):
         a[AT_HP] = max(0, a[AT_HP] - a[AT_PENDING_DAMAGE])
         a[AT_PENDING_DAMAGE] = 0
         if a[AT_HP] == 0:
-            lose(a, KILLED)
+            end_game(a, KILLED)
         else:
             _after_damage(a)
     else:
@@ -444,31 +455,9 @@ def take_turn(a, action, skip_forced, mask):
         play_forced(a, mask)
 
 
-# The same turn for Python callers: on a State, copied first.
-
-def apply(s: State, action: int, rng: np.random.Generator | None = None) -> State:
-    """The state after the player takes ``action`` (which must be legal). ``s`` is not changed.
-
-    The game has no randomness after the shuffle; ``rng`` is accepted for a uniform signature.
-    """
-    s = s.copy()
-    take_action(s.data, action)
-    return s
-
-
-def legal_mask(s: State) -> np.ndarray:
-    """Which actions the rules allow now (all False once the game is over)."""
-    mask = np.empty(NUM_ACTIONS, dtype=bool)
-    fill_legal_mask(s.data, mask)
-    return mask
-
-
-def play(s: State, action: int, rng: np.random.Generator | None, skip_forced: bool) -> tuple[State, np.ndarray]:
-    """The env's step: ``action``, then (``skip_forced``) every forced move after it; the new state and its mask."""
-    s = s.copy()
-    mask = np.empty(NUM_ACTIONS, dtype=bool)
-    take_turn(s.data, action, skip_forced, mask)
-    return s, mask
+# The same turn for Python callers, on a State (copied first): written once in ``envs/core/turn.py``.
+_TURN = CompiledTurn(NUM_ACTIONS, fill_legal_mask, end_game, FORFEITED, take_action, take_turn)
+apply, legal_mask, play, forfeit, is_over = _TURN.apply, _TURN.legal_mask, _TURN.play, _TURN.forfeit, _TURN.is_over
 
 
 def determinize(s: State, rng: np.random.Generator) -> State:
@@ -479,18 +468,7 @@ def determinize(s: State, rng: np.random.Generator) -> State:
     return s
 
 
-def forfeit(s: State) -> State:
-    """The game lost by an illegal action."""
-    s = s.copy()
-    lose(s.data, FORFEITED)
-    return s
-
-
 # ---------------------------------------------------------------- end and score
-
-def is_over(s: State) -> bool:
-    return s.stage == OVER
-
 
 def kings_in_hand(s: State) -> int:
     return int(np.sum(s.place[[card(KING, suit) for suit in range(4)]] == HAND))
@@ -512,16 +490,28 @@ def treasure_points(s: State) -> int:
     return sum(treasure_points_of(int(c)) for c in np.flatnonzero(s.place == HAND))
 
 
-def outcome(s: State) -> dict:
-    """``won`` (escaped with all four kings), ``score`` (points on an escape, 0 on a loss), ``kings``."""
-    escaped = s.result == ESCAPED
-    kings = kings_in_hand(s)
+_RESULTS = np.array(RESULT_NAMES)
+KING_CARDS = np.array([card(KING, suit) for suit in range(4)], dtype=np.int64)
+TREASURE_POINTS = np.array([treasure_points_of(c) for c in range(NUM_CARD_IDS)], dtype=np.int64)  # per card id
+
+
+def outcomes(data: np.ndarray) -> dict:
+    """The outcome of each game, a row of ``data`` each, as arrays (what a vector env's infos hold): ``won``
+    (escaped with all four kings), ``score`` (points on an escape, 0 on a loss), ``kings``, ``result``."""
+    hand = data[:, AT_PLACE:AT_PLACE + NUM_CARD_IDS] == HAND
+    escaped = data[:, AT_RESULT] == ESCAPED
+    kings = hand[:, KING_CARDS].sum(axis=1)
     return {
-        "won": bool(escaped and kings == 4),
-        "score": treasure_points(s) if escaped else 0,
+        "won": escaped & (kings == 4),
+        "score": np.where(escaped, (hand * TREASURE_POINTS).sum(axis=1), 0),
         "kings": kings,
-        "result": RESULT_NAMES[s.result],
+        "result": _RESULTS[data[:, AT_RESULT]],
     }
+
+
+def outcome(s: State) -> dict:
+    """``outcomes`` of the game ``s``, as Python's values."""
+    return one_game(outcomes(s.data[None]))
 
 
 # ---------------------------------------------------------------- what the player sees

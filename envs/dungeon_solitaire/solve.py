@@ -4,11 +4,10 @@ the best escape's score to search for. Its values: 1 a win, 0 a loss, -1 a game 
 
 from __future__ import annotations
 
-import numpy as np
 
 from ..core.compiled import compiled
-from .rules import (AT_PLACE, AT_RESULT, AT_STAGE, DECK, DISCARDS, ESCAPED, HAND, KING, NUM_CARD_IDS, OVER, TURN, USED,
-                    card, take_turn, treasure_points_of)
+from .rules import (AT_PLACE, AT_RESULT, AT_STAGE, DECK, DISCARDS, ESCAPED, HAND, KING_CARDS, NUM_CARD_IDS, OVER,
+                    TREASURE_POINTS, TURN, USED, take_turn)
 
 # These parts record how the table came to be and decide nothing that follows: two states that differ only there
 # have the same future, so the solver's memo leaves them out. (The deck changes in play: the scroll puts an ace
@@ -22,10 +21,6 @@ ACTION_ORDER = ["berserk", "disarm", "pick_lock", "dodge", "draw", "delve", "tak
 # The exhaustive search alone: its trees are small, and no beam goes first.
 BEAMS_ONLY = False
 BEAM_WIDTHS = ()
-
-_KINGS = np.array([card(KING, suit) for suit in range(4)], dtype=np.int64)
-_POINTS = np.array([treasure_points_of(c) for c in range(NUM_CARD_IDS)], dtype=np.int64)
-
 
 @compiled
 def step(a, action, mask, dice):
@@ -41,11 +36,11 @@ def verdict(a):
     if a[AT_STAGE] == OVER:
         if a[AT_RESULT] != ESCAPED:
             return 0
-        for king in _KINGS:
+        for king in KING_CARDS:
             if a[AT_PLACE + king] != HAND:
                 return 0
         return 1
-    for king in _KINGS:
+    for king in KING_CARDS:
         if a[AT_PLACE + king] == USED or a[AT_PLACE + king] == DISCARDS:
             return 0
     return -1
@@ -65,7 +60,7 @@ def score_bound(a):
     for c in range(NUM_CARD_IDS):
         place = a[AT_PLACE + c]
         if place == HAND or place == DECK or place == TURN:
-            points += _POINTS[c]
+            points += TREASURE_POINTS[c]
     return points
 
 
@@ -79,5 +74,5 @@ def final_score(a):
     points = 0
     for c in range(NUM_CARD_IDS):
         if a[AT_PLACE + c] == HAND:
-            points += _POINTS[c]
+            points += TREASURE_POINTS[c]
     return points

@@ -103,6 +103,6 @@ class OneCardDungeonEnv(TabletopEnv):
         low, high = rules.observation_bounds(self.skill_cap)
         self.observation_space = spaces.Box(low, high, dtype=np.float32)
 
-    def _new_state(self, options):
-        return rules.new_game(self.np_random, rolls=options.get("rolls"), level=options.get("level"),
+    def new_game(self, rng, options):
+        return rules.new_game(rng, rolls=options.get("rolls"), level=options.get("level"),
                               max_turns=self.max_turns, skill_cap=self.skill_cap)

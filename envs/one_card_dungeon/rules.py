@@ -27,6 +27,7 @@ import numpy as np
 
 from ..core.compiled import compiled
 from ..core.state import FlatState, lay_out
+from ..core.turn import CompiledTurn, one_game
 from .levels import ADVENTURER_START, LEVELS, MAX_MONSTERS, MONSTERS, NUM_LEVELS, SIZE
 
 NUM_TILES = SIZE * SIZE
@@ -822,11 +823,9 @@ def _pay_from(s: State, rng) -> None:
         pay_dice(s.data, dice_from(rng, s.dice_owed))
 
 
-def legal_mask(s: State) -> np.ndarray:
-    """Which actions the rules allow now (all False once the game is over or truncated)."""
-    mask = np.empty(NUM_ACTIONS, dtype=bool)
-    fill_legal_mask(s.data, mask)
-    return mask
+# The rest of the turn for Python callers, on a State (copied first): written once in ``envs/core/turn.py``.
+_TURN = CompiledTurn(NUM_ACTIONS, fill_legal_mask, end_game, FORFEITED)
+legal_mask, forfeit = _TURN.legal_mask, _TURN.forfeit
 
 
 def apply(s: State, action: int, rng: np.random.Generator | None = None) -> State:
@@ -863,13 +862,6 @@ def determinize(s: State, rng: np.random.Generator) -> State:
     return s
 
 
-def forfeit(s: State) -> State:
-    """The game lost by an illegal action."""
-    s = s.copy()
-    end_game(s.data, FORFEITED)
-    return s
-
-
 # ---------------------------------------------------------------- end and score
 
 def is_over(s: State) -> bool:
@@ -880,15 +872,24 @@ def is_truncated(s: State) -> bool:
     return s.result == TRUNCATED
 
 
-def outcome(s: State) -> dict:
-    """``won``, ``score`` (the last level completed), ``result``, ``level`` and ``turn``."""
+_RESULTS = np.array(RESULT_NAMES)
+
+
+def outcomes(data: np.ndarray) -> dict:
+    """The outcome of each game, a row of ``data`` each, as arrays (what a vector env's infos hold): ``won``,
+    ``score`` (the last level completed), ``result``, ``level`` and ``turn``."""
     return {
-        "won": s.result == WON,
-        "score": s.cleared,
-        "result": RESULT_NAMES[s.result],
-        "level": s.level,
-        "turn": s.turn,
+        "won": data[:, AT_RESULT] == WON,
+        "score": data[:, AT_CLEARED],
+        "result": _RESULTS[data[:, AT_RESULT]],
+        "level": data[:, AT_LEVEL],
+        "turn": data[:, AT_TURN],
     }
+
+
+def outcome(s: State) -> dict:
+    """``outcomes`` of the game ``s``, as Python's values."""
+    return one_game(outcomes(s.data[None]))
 
 
 # ---------------------------------------------------------------- what the player sees

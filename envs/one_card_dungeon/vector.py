@@ -8,9 +8,8 @@ import numpy as np
 from ..core.vector import CompiledGames, TabletopVectorEnv
 from . import rules
 from .env import OneCardDungeonEnv
-from .rules import AT_CLEARED, AT_LEVEL, AT_PHASE, AT_RESULT, AT_TURN, DIE_FACES
+from .rules import AT_RESULT, DIE_FACES
 
-_RESULT_NAMES = np.array(rules.RESULT_NAMES)
 _ENDED = np.array([rules.WON, rules.LOST, rules.FORFEITED])
 BANK_SIZE = 96
 
@@ -60,8 +59,6 @@ class Games(CompiledGames):
     reports the games whose bank ran short (``waiting``); their banks are filled and they carry on."""
 
     rules = rules
-    over_at = AT_PHASE
-    end_game = staticmethod(rules.end_game)
 
     @staticmethod
     def _banks(b, rngs) -> tuple[DiceBank, np.ndarray]:
@@ -111,17 +108,6 @@ class Games(CompiledGames):
     def is_truncated(b) -> np.ndarray:
         return b.data[:, AT_RESULT] == rules.TRUNCATED
 
-    @staticmethod
-    def outcome(b, rows) -> dict:
-        """``rules.outcome`` of each game ``rows`` selects, as arrays."""
-        data = b.data[rows]
-        return {
-            "won": data[:, AT_RESULT] == rules.WON,
-            "score": data[:, AT_CLEARED],
-            "result": _RESULT_NAMES[data[:, AT_RESULT]],
-            "level": data[:, AT_LEVEL],
-            "turn": data[:, AT_TURN],
-        }
 
 
 class OneCardDungeonVectorEnv(TabletopVectorEnv):

@@ -104,5 +104,5 @@ class RoyalAssassinEnv(TabletopEnv):
         super().__init__(render_mode, skip_forced=skip_forced, reward=reward, illegal_action=illegal_action,
                          observation=observation)
 
-    def _new_state(self, options):
-        return rules.new_game(self.np_random, deck=options.get("deck"))
+    def new_game(self, rng, options):
+        return rules.new_game(rng, deck=options.get("deck"))

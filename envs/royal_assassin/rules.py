@@ -20,6 +20,7 @@ import numpy as np
 from ..core.cards import RANK, SUIT, SUITS, card, card_code, parse_deck, shuffled
 from ..core.compiled import compiled, only_action
 from ..core.state import FlatState, lay_out
+from ..core.turn import CompiledTurn, one_game
 
 SPADES, HEARTS, DIAMONDS, CLUBS = range(4)
 RED_SUIT = (False, True, True, False)
@@ -243,17 +244,32 @@ def end_game(a, result):
 # ---------------------------------------------------------------- setup
 
 def new_game(rng: np.random.Generator, deck=None) -> State:
-    """A new game: the 52 cards shuffled with ``rng`` (redealt until setup ends), or stacked from ``deck``."""
+    """A new game: the 52 cards shuffled with ``rng`` (``deal``), or stacked from ``deck``."""
     if deck is not None:
         s = State(parse_deck(deck, range(NUM_CARDS)))
         if not set_up(s.data):
             raise ValueError("bad deck: it never ends setup (no non-ace number card is turned whose value is "
                              "at most the number of face cards on the table)")
         return s
+    s = State(np.arange(NUM_CARDS))
+    deal(s.data, rng)
+    return s
+
+
+def deal(a: np.ndarray, rng: np.random.Generator) -> None:
+    """A new game dealt with ``rng`` into ``a`` (one game's data, or a vector env's row), and set up: the deck
+    shuffled, and shuffled again (from the same generator) while it never ends setup (about one deal in two
+    million)."""
     while True:
-        s = State(shuffled(range(NUM_CARDS), rng))
-        if set_up(s.data):
-            return s
+        a[:] = _BEFORE_SETUP
+        deck = np.arange(NUM_CARDS)  # in card-id order, as ``shuffled`` sorts the cards before it shuffles
+        rng.shuffle(deck)
+        a[AT_DECK:AT_DECK + NUM_CARDS] = deck
+        if set_up(a):
+            return
+
+
+_BEFORE_SETUP = State(np.arange(NUM_CARDS)).data  # a table before setup (its deck is replaced)
 
 
 @compiled
@@ -438,34 +454,12 @@ def take_turn(a, action, skip_forced, mask):
         play_forced(a, mask)
 
 
-# The same turn for Python callers: on a State, copied first.
-
-def apply(s: State, action: int, rng: np.random.Generator | None = None) -> State:
-    """The state after the player takes ``action`` (which must be legal). ``s`` is not changed.
-
-    The game has no randomness after the deal; ``rng`` is accepted for a uniform signature.
-    """
-    s = s.copy()
-    take_action(s.data, action)
-    return s
+# The same turn for Python callers, on a State (copied first): written once in ``envs/core/turn.py``.
+_TURN = CompiledTurn(NUM_ACTIONS, fill_legal_mask, end_game, FORFEITED, take_action, take_turn)
+apply, legal_mask, play, forfeit, is_over = _TURN.apply, _TURN.legal_mask, _TURN.play, _TURN.forfeit, _TURN.is_over
 
 
-def legal_mask(s: State) -> np.ndarray:
-    """Which actions the rules allow now (all False once the game is over)."""
-    mask = np.empty(NUM_ACTIONS, dtype=bool)
-    fill_legal_mask(s.data, mask)
-    return mask
-
-
-def play(s: State, action: int, rng: np.random.Generator | None, skip_forced: bool) -> tuple[State, np.ndarray]:
-    """The env's step: ``action``, then (``skip_forced``) every forced move after it; the new state and its mask."""
-    s = s.copy()
-    mask = np.empty(NUM_ACTIONS, dtype=bool)
-    take_turn(s.data, action, skip_forced, mask)
-    return s, mask
-
-
-# ---------------------------------------------------------------- hidden information, forfeit, end
+# ---------------------------------------------------------------- hidden information, end
 
 def determinize(s: State, rng: np.random.Generator) -> State:
     """A copy with the deck (the only unseen cards) reshuffled."""
@@ -474,31 +468,30 @@ def determinize(s: State, rng: np.random.Generator) -> State:
     return s
 
 
-def forfeit(s: State) -> State:
-    """The game lost by an illegal action (the card in play, if any, stays where it was)."""
-    s = s.copy()
-    end_game(s.data, FORFEITED)
-    return s
-
-
-def is_over(s: State) -> bool:
-    return s.decision == OVER
-
-
 def kills(s: State) -> int:
     """Face cards killed so far."""
     return int(np.count_nonzero(s.place[FACE_CARDS] == DISCARD))
 
 
-def outcome(s: State) -> dict:
-    """``won`` (no face card left on the table), ``score`` (cards left in the deck on a win, else 0)."""
-    won = s.result == WON
+_RESULTS = np.array(RESULT_NAMES)
+_FACE_CARDS_AT = AT_PLACE + FACE_CARDS.astype(np.intp)  # where the face cards' places are in a game's data
+
+
+def outcomes(data: np.ndarray) -> dict:
+    """The outcome of each game, a row of ``data`` each, as arrays (what a vector env's infos hold): ``won`` (no
+    face card left on the table), ``score`` (cards left in the deck on a win, else 0), ``kills``, ``result``."""
+    won = data[:, AT_RESULT] == WON
     return {
-        "won": bool(won),
-        "score": deck_size(s) if won else 0,
-        "kills": kills(s),
-        "result": RESULT_NAMES[s.result],
+        "won": won,
+        "score": np.where(won, NUM_CARDS - data[:, AT_TOP], 0),
+        "kills": np.count_nonzero(data[:, _FACE_CARDS_AT] == DISCARD, axis=1),
+        "result": _RESULTS[data[:, AT_RESULT]],
     }
+
+
+def outcome(s: State) -> dict:
+    """``outcomes`` of the game ``s``, as Python's values."""
+    return one_game(outcomes(s.data[None]))
 
 
 # ---------------------------------------------------------------- what the player sees

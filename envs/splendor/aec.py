@@ -18,9 +18,8 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 from pettingzoo.utils.conversions import turn_based_aec_to_parallel
 
-from ..core.env import ILLEGAL_ACTION_MODES, check_choice, check_generator_state, need_pillow, picture_hook
+from ..core.env import ILLEGAL_ACTION_MODES, HoldsOneGame, check_choice, need_pillow, picture_hook
 from ..core.errors import IllegalActionError
-from ..core.state import check_saved_game
 from . import render, rules
 
 RESET_OPTIONS = ("deck",)
@@ -88,7 +87,7 @@ def action_index(action, num_actions: int):
     return index if 0 <= index < num_actions else None
 
 
-class raw_env(AECEnv):
+class raw_env(HoldsOneGame, AECEnv):
     """
     ## Description
 
@@ -188,7 +187,6 @@ class raw_env(AECEnv):
         self._mask = None
         self._np_random = None
         self._steps = 0  # agent steps since reset, for max_cycles
-        self._saved_template = None  # a new game of this env, what set_state's input is checked against
 
     # ------------------------------------------------------------ PettingZoo API
 
@@ -213,7 +211,7 @@ class raw_env(AECEnv):
         else:
             generator = copy.deepcopy(self._np_random)
         unknown = sorted(set(options) - set(RESET_OPTIONS), key=repr)
-        game = rules.new_game(generator, self.num_players, self.max_rounds, deck=options.get("deck"))
+        game = self.new_game(generator, options)
         if unknown:
             # PettingZoo's own API test passes an unknown option, so it is ignored, not refused.
             warnings.warn(f"unknown reset option(s) {', '.join(map(repr, unknown))} ignored; "
@@ -361,12 +359,14 @@ class raw_env(AECEnv):
             table["result"] = "truncated"
         return table
 
+    def new_game(self, rng: np.random.Generator, options: dict):
+        """A new game of this env's options, dealt with ``rng`` and the reset options."""
+        return rules.new_game(rng, self.num_players, self.max_rounds, deck=options.get("deck"))
+
     def clone(self):
-        """An independent copy of this env, its game and its random generator (for search)."""
-        other = copy.copy(self)
-        other.state_ = self.state_.copy() if self.state_ is not None else None
-        other._mask = self._mask.copy() if self._mask is not None else None
-        other._np_random = copy.deepcopy(self._np_random)
+        """An independent copy of this env, its game, its random generator and the agents' bookkeeping (for
+        search)."""
+        other = super().clone()
         for name in ("agents", "rewards", "_cumulative_rewards", "terminations", "truncations"):
             if hasattr(self, name):
                 setattr(other, name, copy.copy(getattr(self, name)))
@@ -380,14 +380,15 @@ class raw_env(AECEnv):
         if not isinstance(rng, np.random.Generator):
             raise TypeError(f"rng must be a numpy.random.Generator, got {type(rng).__name__}")
         check_seat(seat, self.num_players)
-        other = self.clone()
-        other.render_mode = None  # a simulated future is not shown
-        other.state_ = rules.determinize(self.state_, rng, self.state_.current if seat is None else seat)
+        seen_by = self.state_.current if seat is None else seat
+        other = self._clone_playing(rules.determinize(self.state_, rng, seen_by), rng)
         # For another seat than the one to act, that player's own blind reservations were resampled too,
         # so what it may buy is the new table's.
         other._mask = other._legal_mask()
-        other._np_random = np.random.default_rng(rng.integers(2**63))
         return other
+
+    game_attribute = "state_"  # PettingZoo's AECEnv has a state() of its own
+    _option_fields = OPTION_FIELDS
 
     _BOOKKEEPING = ("agents", "rewards", "_cumulative_rewards", "terminations", "truncations", "infos",
                     "agent_selection", "_skip_agent_selection", "_steps")
@@ -395,7 +396,7 @@ class raw_env(AECEnv):
     def get_state(self) -> dict:
         """The full state (hidden parts included), the agents' bookkeeping and the random generator."""
         self._need_reset("get_state")
-        saved = {"game": self.state_.copy(), "rng": copy.deepcopy(self.np_random.bit_generator.state)}
+        saved = self._saved_game()
         for name in self._BOOKKEEPING:
             saved[name] = copy.deepcopy(getattr(self, name))
         return saved
@@ -403,8 +404,7 @@ class raw_env(AECEnv):
     def set_state(self, saved: dict) -> None:
         """Restore what ``get_state`` returned (also into a fresh env); the whole input is checked first."""
         self._check_saved(saved)
-        self.state_ = saved["game"].copy()
-        self.np_random.bit_generator.state = copy.deepcopy(saved["rng"])
+        self._restore_game(saved)
         for name in self._BOOKKEEPING:
             setattr(self, name, copy.deepcopy(saved[name]))
         self._mask = self._legal_mask()
@@ -417,11 +417,8 @@ class raw_env(AECEnv):
         if missing:
             raise ValueError(f"set_state's dict lacks {' and '.join(map(repr, missing))} (it takes what get_state() "
                              f"returns: game, rng and the agents' bookkeeping)")
-        if self._saved_template is None:
-            self._saved_template = rules.new_game(np.random.default_rng(0), self.num_players, self.max_rounds)
-        check_saved_game(saved["game"], self._saved_template, OPTION_FIELDS)
+        self._check_saved_game(saved)
         check_game_numbers(saved["game"])
-        check_generator_state(saved["rng"], self._np_random)
         self._check_bookkeeping(saved)
 
     def _check_bookkeeping(self, saved: dict) -> None:

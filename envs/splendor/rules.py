@@ -22,6 +22,7 @@ import numpy as np
 
 from ..core.compiled import compiled, only_action
 from ..core.state import FlatState, lay_out
+from ..core.turn import CompiledTurn, one_game
 from .cards import (COLOR, COLORS, COST, GOLD, NOBLE_POINTS, NOBLE_REQUIREMENT, NUM_CARDS, NUM_NOBLES, POINTS,
                     TIER, TIER_CARDS, TIER_SIZE, TOKEN_COLORS)
 
@@ -181,7 +182,7 @@ def new_game(rng: np.random.Generator, num_players: int = 2, max_rounds: int = D
     then the draw pile from the top; a shorter list is the top of the deck and the tier's other
     cards follow shuffled) and ``"nobles"`` (exactly players + 1 noble ids, in display order).
     """
-    deck = _check_deck(deck, num_players)
+    deck = check_deck(deck, num_players)
     s = object.__new__(State)
     s.data = np.empty(State.SIZE, dtype=np.int64)
     deal(s.data, rng, num_players, max_rounds, deck)
@@ -219,7 +220,7 @@ def _int_id(value, where: str) -> int:
     return int(value)
 
 
-def _check_deck(deck, num_players: int) -> dict:
+def check_deck(deck, num_players: int) -> dict:
     """The stacking option, validated: a dict of tier lists and nobles with clear errors."""
     if deck is None:
         return {}
@@ -562,30 +563,12 @@ def take_turn(a, action, skip_forced, mask):
         play_forced(a, mask)
 
 
-# The same turn for Python callers: on a State, copied first.
-
-def apply(s: State, action: int, rng: np.random.Generator | None = None) -> State:
-    """The state after the current player takes ``action`` (which must be legal). ``s`` is not changed.
-
-    The game has no randomness after the shuffle; ``rng`` is accepted for a uniform signature.
-    """
-    s = s.copy()
-    take_action(s.data, action)
-    return s
-
-
-def legal_mask(s: State) -> np.ndarray:
-    """Which actions the current player may take now (all False once the game is over or truncated)."""
-    mask = np.empty(NUM_ACTIONS, dtype=bool)
-    fill_legal_mask(s.data, mask)
-    return mask
+# The same turn for Python callers, on a State (copied first): written once in ``envs/core/turn.py``.
+_TURN = CompiledTurn(NUM_ACTIONS, fill_legal_mask, end_game, FORFEITED, take_action)
+apply, legal_mask, is_over = _TURN.apply, _TURN.legal_mask, _TURN.is_over
 
 
 # ---------------------------------------------------------------- end and score
-
-def is_over(s: State) -> bool:
-    return s.phase == OVER
-
 
 def is_truncated(s: State) -> bool:
     """``max_rounds`` rounds were played and the game did not end by the rules."""
@@ -601,14 +584,7 @@ def forfeit(s: State, seat: int | None = None) -> State:
 
 def winners(s: State) -> list[int]:
     """Most points; on a tie the fewest purchased cards; still tied, a shared win. Empty while playing."""
-    if s.phase != OVER or s.result == FORFEITED:
-        return []
-    seats = range(s.num_players)
-    points, cards = s.points, s.cards_bought
-    best = max(int(points[k]) for k in seats)
-    tied = [k for k in seats if points[k] == best]
-    fewest = min(int(cards[k]) for k in tied)
-    return [k for k in tied if cards[k] == fewest]
+    return outcomes(s.data[None], np.zeros(1, dtype=np.int64))["winners"][0]
 
 
 def rewards(s: State) -> list[float]:
@@ -623,17 +599,38 @@ def rewards(s: State) -> list[float]:
     return [1.0 if k in won else -1.0 for k in range(n)]
 
 
-def outcome(s: State, seat: int = 0) -> dict:
-    """``won`` (the seat is among the winners), ``score`` (its points), and the table's result."""
-    result = "truncated" if is_truncated(s) else RESULT_NAMES[s.result]
-    won = winners(s)
+_RESULTS = np.array(RESULT_NAMES + ("truncated",))  # a game cut short reads as the last
+_MOST = np.iinfo(np.int64).max
+
+
+def outcomes(data: np.ndarray, seats: np.ndarray) -> dict:
+    """The outcome of each game (a row of ``data`` each, all of one number of players) for the player at its seat
+    in ``seats``, as arrays (what a vector env's infos hold; ``points`` and ``winners`` a list per game): ``won``
+    (the seat is among the winners), ``score`` (its points), every seat's ``points``, the ``winners`` (most points;
+    on a tie the fewest purchased cards; still tied, a shared win; none while playing or after a forfeit) and the
+    table's ``result`` ("truncated" for a game cut short)."""
+    n = int(data[0, AT_NUM_PLAYERS]) if len(data) else MIN_PLAYERS
+    points = data[:, AT_POINTS:AT_POINTS + n]
+    cards = data[:, AT_CARDS:AT_CARDS + n]
+    over = data[:, AT_PHASE] == OVER
+    scored = over & (data[:, AT_RESULT] != FORFEITED)
+    tied = points == points.max(axis=1, initial=0)[:, None]
+    fewest = np.where(tied, cards, _MOST).min(axis=1, initial=_MOST)[:, None]
+    won = tied & (cards == fewest) & scored[:, None]
+    truncated = ~over & (data[:, AT_ROUND] > data[:, AT_MAX_ROUNDS])
+    games = np.arange(len(data))
     return {
-        "won": seat in won,
-        "score": int(s.points[seat]),
-        "points": [int(p) for p in s.points[:s.num_players]],
-        "winners": won,
-        "result": result,
+        "won": won[games, seats],
+        "score": points[games, seats],
+        "points": [row.tolist() for row in points],
+        "winners": [np.flatnonzero(row).tolist() for row in won],
+        "result": _RESULTS[np.where(truncated, len(RESULT_NAMES), data[:, AT_RESULT])],
     }
+
+
+def outcome(s: State, seat: int = 0) -> dict:
+    """``outcomes`` of the game ``s`` for ``seat``, as Python's values."""
+    return one_game(outcomes(s.data[None], np.array([seat], dtype=np.int64)))
 
 
 # ---------------------------------------------------------------- what a player sees

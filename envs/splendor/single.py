@@ -16,9 +16,6 @@ REWARDS = ("win", "win_only", "score")
 # plans on the live game (an agent with ``attach``).
 STAND_IN = "greedy"
 _draw_picture = picture_hook(__package__)
-# The built-in opponents play inside the compiled step; False: move by move through ``rules.apply`` (the same
-# compiled rules), as an agent object is played (the tests count the rules' branches that way).
-COMPILED_STEP = True
 _LOG_ROOM = 64  # opponent moves the compiled step logs before it hands them to Python
 
 
@@ -237,12 +234,12 @@ class SplendorEnv(TabletopEnv):
 
     def _new_state(self, options):
         deck = options.get("deck")
-        rules._check_deck(deck, self.num_players)  # refused before a seat is drawn or an opponent is reset
+        rules.check_deck(deck, self.num_players)  # refused before a seat is drawn or an opponent is reset
         seat = int(self.np_random.integers(self.num_players)) if self.seat_option == "random" else self.seat
         # A new object, not a change of the old one: clones made earlier keep their own seat.
         self.rules = _SeatRules(seat)
         self._players = self._seating(seat)
-        state = rules.new_game(self.np_random, self.num_players, self.max_rounds, deck=deck)
+        state = self.new_game(self.np_random, options)
         for opponent in self.opponents:
             if not isinstance(opponent, str) and hasattr(opponent, "reset"):
                 opponent.reset(seed=int(self.np_random.integers(2**31)))
@@ -252,9 +249,9 @@ class SplendorEnv(TabletopEnv):
         state, _ = self._until_learner_decides(state, skip_forced=False)
         return state
 
-    def _fresh_state(self):
-        """A new game of this env, to check a saved one against: dealt without a seat or an opponent's move."""
-        return rules.new_game(np.random.default_rng(0), self.num_players, self.max_rounds)
+    def new_game(self, rng, options):
+        """A new game of this env's options: the deal only, before a seat is drawn or an opponent moves."""
+        return rules.new_game(rng, self.num_players, self.max_rounds, deck=options.get("deck"))
 
     def step(self, action):
         # An opponent may refuse to play on (an agent object that raises, or plays an illegal action) after
@@ -276,7 +273,7 @@ class SplendorEnv(TabletopEnv):
         The built-in opponents are played inside the compiled step (``players.play_until_learner``), which
         stops for Python to draw a random opponent's choice from the env's generator; an agent object is asked
         in Python, move by move."""
-        if COMPILED_STEP and all(p is None or isinstance(p, str) for p in self._players):
+        if all(p is None or isinstance(p, str) for p in self._players):
             return self._compiled_until_learner_decides(state, skip_forced)
         while True:
             mask = rules.legal_mask(state)

@@ -13,33 +13,21 @@ from __future__ import annotations
 import numpy as np
 from numba.typed import List
 
-from ..core.vector import Batch, BatchRows, TabletopVectorEnv
+from ..core.vector import Batch, BatchRows, CompiledGames, TabletopVectorEnv
 from . import players, rules
-from .rules import AT_CARDS, AT_MAX_ROUNDS, AT_PHASE, AT_POINTS, AT_RESULT, AT_ROUND
+from .rules import AT_MAX_ROUNDS, AT_PHASE, AT_ROUND
 from .single import SplendorEnv
 
 
-class _LearnerGames:
+class LearnerGames(CompiledGames):
     """The compiled rules over a ``Batch`` of games (``b.data``, a row per game) as the learners play them: what
-    ``TabletopVectorEnv`` calls, with each game's learner seat filled in (``single._SeatRules`` does the same for
-    one game)."""
+    ``TabletopVectorEnv`` calls, as for a solitaire (``CompiledGames``) but with each game's learner seat filled in
+    (``single._SeatRules`` does the same for one game)."""
+
+    rules = rules
 
     def __init__(self, seats: np.ndarray):
         self.seats = seats  # the env's array, updated in place at every deal
-
-    @staticmethod
-    def legal_masks(b) -> np.ndarray:
-        masks = np.empty((len(b.data), rules.NUM_ACTIONS), dtype=bool)
-        rules.fill_legal_masks(b.data, masks)
-        return masks
-
-    @staticmethod
-    def apply(b, actions, rows, rngs=None) -> None:
-        rules.take_actions(b.data, np.asarray(actions, dtype=np.int64), rows)
-
-    @staticmethod
-    def is_over(b) -> np.ndarray:
-        return b.data[:, AT_PHASE] == rules.OVER
 
     @staticmethod
     def is_truncated(b) -> np.ndarray:
@@ -59,27 +47,7 @@ class _LearnerGames:
     def outcome(self, b, rows) -> dict:
         """``rules.outcome`` of each game ``rows`` selects, for its learner's seat, as arrays (``points`` and
         ``winners`` as lists per game, as the single env's outcome has them)."""
-        data = b.data[rows]
-        seats = self.seats[rows]
-        n = int(data[0, rules.AT_NUM_PLAYERS]) if len(data) else rules.MIN_PLAYERS
-        points = data[:, AT_POINTS:AT_POINTS + n]
-        cards = data[:, AT_CARDS:AT_CARDS + n]
-        over = data[:, AT_PHASE] == rules.OVER
-        scored = over & (data[:, AT_RESULT] != rules.FORFEITED)
-        best = points.max(axis=1, initial=0)[:, None]
-        tied = points == best
-        fewest = np.where(tied, cards, np.iinfo(np.int64).max).min(axis=1, initial=np.iinfo(np.int64).max)[:, None]
-        won_table = tied & (cards == fewest) & scored[:, None]
-        truncated = ~over & (data[:, AT_ROUND] > data[:, AT_MAX_ROUNDS])
-        result = np.where(truncated, "truncated", np.array(rules.RESULT_NAMES)[data[:, AT_RESULT]])
-        index = np.arange(len(data))
-        return {
-            "won": won_table[index, seats] if len(data) else np.zeros(0, dtype=bool),
-            "score": points[index, seats] if len(data) else np.zeros(0, dtype=np.int64),
-            "points": [row.tolist() for row in points],
-            "winners": [np.flatnonzero(row).tolist() for row in won_table],
-            "result": result,
-        }
+        return rules.outcomes(b.data[rows], self.seats[rows])
 
 
 class SplendorVectorEnv(TabletopVectorEnv):
@@ -98,7 +66,6 @@ class SplendorVectorEnv(TabletopVectorEnv):
     """
 
     single_env = SplendorEnv
-    info_keys_left_out = ("opponent_moves",)
     RESULT_NAMES = rules.RESULT_NAMES + ("truncated",)
     _row_keeps = ("seats",)
 
@@ -119,7 +86,7 @@ class SplendorVectorEnv(TabletopVectorEnv):
         self.seats = np.zeros(self.num_envs, dtype=np.int64)
         # Per game, per seat: whether the greedy player plays it (the learner's own seat: never asked).
         self._greedy_seats = np.zeros((self.num_envs, rules.MAX_PLAYERS), dtype=np.bool_)
-        self.batch = _LearnerGames(self.seats)
+        self.batch = LearnerGames(self.seats)
 
     @classmethod
     def like(cls, env, num_envs: int):
@@ -132,14 +99,14 @@ class SplendorVectorEnv(TabletopVectorEnv):
         """New games in ``rows`` as the single env's ``reset`` deals them, each with its row's generator: the
         learner's seat (if random), the shuffle, then the seats before the learner's play (forced moves too)."""
         deck = options.get("deck")
-        rules._check_deck(deck, self.num_players)  # a bad deck is refused before any generator is drawn from
+        rules.check_deck(deck, self.num_players)  # a bad deck is refused before any generator is drawn from
         indices = np.flatnonzero(rows)
         seats = [int(self._rngs[i].integers(self.num_players)) if self.seat_option == "random" else self.seat_option
                  for i in indices]
         if self.state is None:
             self.state = Batch(rules.new_game(np.random.default_rng(0), self.num_players, self.max_rounds),
                                self.num_envs)
-        data, checked = self.state.data, rules._check_deck(deck, self.num_players)
+        data, checked = self.state.data, rules.check_deck(deck, self.num_players)
         for i in indices:  # rules.new_game, into the game's row
             rules.deal(data[i], self._rngs[i], self.num_players, self.max_rounds, checked)
         self.seats[indices] = seats
