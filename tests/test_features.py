@@ -249,7 +249,7 @@ def test_dead_center_action_features_agree_with_the_features():
                                              (royal_assassin, royal_assassin_features)],
                          ids=["dead_center", "royal_assassin"])
 def test_the_actions_observation_ends_with_a_row_per_action_in_single_and_vector_envs(rules, features):
-    env_id = GAMES[rules.__name__.split(".")[-2]][0]
+    env_id = GAMES[rules.__name__.split(".")[-2]].id
     env = gym.make(env_id, observation="actions")
     envs = gym.make_vec(env_id, num_envs=3, vectorization_mode="vector_entry_point", observation="actions")
     sizes = [rules.OBSERVATION_SIZE, features.FEATURE_SIZE, features.ACTION_FEATURE_SIZE]

@@ -1,6 +1,6 @@
 """Royal Assassin's value agent (a learned judge of tables, one card ahead) and the value trainer: the tables it
 pictures, how their values combine, legal play, the trainer end to end on both its games (One Card Dungeon's value
-agent is tested in test_agent_one_card_dungeon.py), and the value that ships."""
+agent is tested in test_one_card_dungeon_agent.py), and the value that ships."""
 
 import json
 
