@@ -189,8 +189,8 @@ def learn_by_self_play(game: str | Game, timesteps: int, settings=None, seed: in
     record = {"game": game.id, "env_kwargs": {"num_players": num_players}, "self_play": True,
               "snapshot_every": snapshot_every, "keep_snapshots": keep_snapshots,
               "curriculum": [[start, weights] for start, weights in CURRICULUM], **(record or {})}
-    run = learn(envs, timesteps, settings, seed=seed, out=out or f"runs/{game.name}_self_play", progress=progress, record=record, policy=policy,
-                on_update=on_update)
+    run = learn(envs, timesteps, settings, seed=seed, out=out or f"runs/{game.name}_self_play", progress=progress,
+                record=record, policy=policy, on_update=on_update)
     envs.close()
     return {**run, "league_draws": dict(league.drawn)}
 
