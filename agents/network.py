@@ -26,9 +26,9 @@ class MaskedPolicy(nn.Module):
     the envs' observations are counts and values (a draw pile of 33, a card value of 13) beside 0/1 flags, and
     unscaled, the large entries swamp the flags in a tanh network's first layer.
 
-    ``action_fields=k`` is for an observation that ends with ``k`` fields for each action (Dead Center's and Royal
-    Assassin's ``observation="actions"``): the actor's MLP then reads the rest of the observation into a summary (its
-    last hidden layer), and one small MLP, the scorer (``scorer_hidden``), gives each action its logit from the
+    ``action_fields=k`` is for an observation that ends with ``k`` fields for each action (a game's
+    ``observation="actions"``): the actor's MLP then reads the rest of the observation into a summary (its last
+    hidden layer), and one small MLP, the scorer (``scorer_hidden``), gives each action its logit from the
     summary and that action's fields, with the same weights for every action. The critic reads the rest only.
 
     ``read_from=k``: the actor's summary and the critic do not read the observation's first ``k`` entries. For

@@ -5,11 +5,13 @@ from __future__ import annotations
 import argparse
 import importlib.metadata
 import importlib.util
+import inspect
 import sys
 from pathlib import Path
 
-from ..agents import AGENTS, make_agent
+from ..agents import AGENTS, VALUE_GAMES, games_with, make_agent
 from ..envs import GAMES, game, game_id
+from ..envs.core.env import observation_modes
 from .evaluation.evaluate import BACKENDS
 from .evaluation.leaderboard import AGENT_ORDER, LEADERBOARD_EPISODES, LEADERBOARD_SEARCH_EPISODES
 from .human.replay import LONGEST_REPLAY_SECONDS
@@ -58,7 +60,7 @@ def _table_options(args, env_id: str) -> dict:
     if not game(env_id).multiplayer:
         if given:
             raise ValueError(f"--{' --'.join(given)}: {env_id} is a solitaire; these options are for "
-                             f"{', '.join(g.name for g in GAMES.values() if g.multiplayer)}")
+                             f"{', '.join(g.name for g in table_games())}")
         return {}
     kwargs = {}
     if options["opponent"] is not None:
@@ -263,20 +265,69 @@ def cmd_replay(args) -> None:
 
 
 GAME_HELP = f"the game: {', '.join(GAMES)} (or its Gymnasium id)"
-SPLENDOR_OPPONENT_HELP = "splendor: the agent at the other seats (random, greedy or any agent; comma-separated " \
-                         "for one each)"
 
 
 def _game(parser) -> None:
     parser.add_argument("game", help=GAME_HELP)
 
 
-def _splendor_table(parser, seat: bool = False) -> None:
-    parser.add_argument("--opponent", default=None, help=SPLENDOR_OPPONENT_HELP + " (default: greedy)")
-    parser.add_argument("--players", type=int, default=None, help="splendor: 2, 3 or 4 players (default: 2)")
+def table_games() -> list:
+    """The games of several players: those the table options (--opponent, --players, --seat) are for."""
+    return [entry for entry in GAMES.values() if entry.multiplayer]
+
+
+def _either(items) -> str:
+    """``a, b or c``, each item once."""
+    items = [str(item) for item in dict.fromkeys(items)]
+    return items[-1] if len(items) == 1 else f"{', '.join(items[:-1])} or {items[-1]}"
+
+
+def _env_default(option: str) -> str:
+    """The default of ``option`` (a keyword of their envs) in the games of several players."""
+    return _either(inspect.signature(g.env_class).parameters[option].default for g in table_games())
+
+
+def _table_help(text: str, default_of: str | None = None) -> str:
+    """A table option's help: the games it is for, ``text``, and the default of their envs' ``default_of``."""
+    default = "" if default_of is None else f" (default: {_env_default(default_of)})"
+    return f"{', '.join(g.name for g in table_games())}: {text}{default}"
+
+
+def _players() -> str:
+    return f"{_either(n for g in table_games() for n in g.players)} players"
+
+
+def _built_in_opponents() -> list:
+    return [name for g in table_games() for name in g.built_in_opponents]
+
+
+def _table(parser, seat: bool = False) -> None:
+    opponents = _either([*_built_in_opponents(), "any agent"])
+    parser.add_argument("--opponent", default=None, help=_table_help(
+        f"the agent at the other seats ({opponents}; comma-separated for one each)", "opponent"))
+    parser.add_argument("--players", type=int, default=None, help=_table_help(_players(), "num_players"))
     if seat:
-        parser.add_argument("--seat", default=None, help="splendor: your seat, 0 to players-1 or 'random' "
-                                                          "(default: 0)")
+        parser.add_argument("--seat", default=None, help=_table_help("your seat, 0 to players-1 or 'random'", "seat"))
+
+
+def _observation_help() -> str:
+    """--observation's help: the games whose env computes features, and those whose env adds what each action
+    leaves."""
+    modes = {entry.name: observation_modes(entry.env_class.features) for entry in GAMES.values()}
+    with_features = [name for name, names in modes.items() if "features" in names]
+    with_actions = [name for name, names in modes.items() if "actions" in names]
+    return (f"the env's observation: plain, or with the features its game computes appended "
+            f"({', '.join(with_features)}), or with those, where there are any, and what each action leaves "
+            f"({', '.join(with_actions)}: the policy then scores each action with one shared network); the learned "
+            "policy computes them itself when it plays a plain env")
+
+
+def _value_games_help() -> str:
+    """--games' help: by default the value trainer's number of deals, or the one a game's value rows set."""
+    own = ", ".join(f"{rows.settings['games']} for {name}" for name, rows in games_with("VALUE_ROWS").items()
+                    if "games" in rows.settings)
+    own = f", or the game's own: {own}" if own else ""
+    return f"value: deals of each phase, the heuristic's and then the value agent's own (default: the trainer's{own})"
 
 
 class HelpWithDefaults(argparse.HelpFormatter):
@@ -307,7 +358,7 @@ def build_parser() -> argparse.ArgumentParser:
     play = command("play", "play a game in the terminal (? at the prompt for help)", cmd_play)
     _game(play)
     play.add_argument("--seed", type=int, default=None, help="the deal (default: a new one each time)")
-    _splendor_table(play, seat=True)
+    _table(play, seat=True)
 
     agent_help = f"the agent: {', '.join(AGENTS)}"
     evaluation = command("eval", "win rate of an agent on a game", cmd_eval)
@@ -318,12 +369,12 @@ def build_parser() -> argparse.ArgumentParser:
     evaluation.add_argument("--workers", type=int, default=None, help="worker processes (default: one per CPU)")
     evaluation.add_argument("--quiet", action="store_true", help="no progress bar")
     evaluation.add_argument("--opponent", default=None,
-                            help="splendor: the agent at the other seats (default: greedy); seats rotate")
-    evaluation.add_argument("--players", type=int, default=None, help="splendor: 2, 3 or 4 players (default: 2)")
+                            help=_table_help("the agent at the other seats; seats rotate", "opponent"))
+    evaluation.add_argument("--players", type=int, default=None, help=_table_help(_players(), "num_players"))
     evaluation.add_argument("--record", default=None, metavar="FILE",
-                            help="write each episode's result here (JSON lines: game, agent, splendor's opponent "
-                                 "and players, seed, seat, won, score, length), to set agents side by side with "
-                                 "compare")
+                            help="write each episode's result here (JSON lines: game, agent, the opponent and "
+                                 "players of a game of several players, seed, seat, won, score, length), to set "
+                                 "agents side by side with compare")
     _backend_options(evaluation)
 
     board = command("leaderboard", "every agent on every game: markdown table and chart", cmd_leaderboard)
@@ -355,15 +406,12 @@ def build_parser() -> argparse.ArgumentParser:
                           help="--backend rllib: the Ray cluster to connect to (default: a new local Ray instance)")
     training.add_argument("--algo", choices=ALGOS, default="ppo",
                           help="ppo: the project's own masked PPO on the native vector env; sb3: sb3-contrib's "
-                               "MaskablePPO; value (royal_assassin, one_card_dungeon): a learned value the game's "
-                               "value agent plays: of the tables, one card ahead; of the levels' starts, at each "
-                               "level-up")
+                               f"MaskablePPO; value ({', '.join(VALUE_GAMES)}): a learned value that the game's "
+                               "value agent plays where its heuristic has a rule of thumb")
     training.add_argument("--timesteps", type=int, default=None,
                           help="ppo, sb3: the budget, rounded up to whole rollouts (the run's record gives the "
                                "count) (default: 100000)")
-    training.add_argument("--games", type=int, default=None,
-                          help="value: deals of each phase, the heuristic's and then the value agent's own "
-                               "(default: 80000 for royal_assassin, 6000 for one_card_dungeon)")
+    training.add_argument("--games", type=int, default=None, help=_value_games_help())
     training.add_argument("--seed", type=int, default=0, help="the training run's seed")
     training.add_argument("--start", default=None, metavar="AGENT",
                           help="ppo: first learn to play as this agent does (heuristic, search...) by behaviour "
@@ -392,21 +440,19 @@ def build_parser() -> argparse.ArgumentParser:
                           help="ppo: Adam's step size, annealed to 0 (default 2.5e-4; lower keeps more of a cloned start)")
     training.add_argument("--ent-coef", type=float, default=None, help="ppo: the entropy bonus (default 0.01)")
     training.add_argument("--self-play", action="store_true",
-                          help="splendor: train on the AEC env against a league of the learner's snapshots and the "
-                               "random and greedy players (the final evaluation: against greedy and random)")
+                          help=_table_help("train on the AEC env against a league of the learner's snapshots, "
+                                           "the random player and the heuristic (the final evaluation: against "
+                                           f"{' and '.join(_built_in_opponents())})"))
     training.add_argument("--observation", choices=["plain", "features", "actions"], default=None,
-                          help="the env's observation: plain, or with the features its rules compute appended "
-                               "(dead_center, royal_assassin), or those and what each action leaves (the same two: "
-                               "the policy then scores each action with one shared network); the learned policy "
-                               "computes them itself when it plays a plain env")
+                          help=_observation_help())
     training.add_argument("--skip-plain", action="store_true",
                           help="ppo, with --observation features or actions: the policy reads the features alone, "
                                "not the plain observation before them (its one-hots of where each card lies let a "
                                "network learn the training deals by heart)")
     training.add_argument("--reward", choices=["win", "score"], default=None,
                           help="what the learner is paid: for a win (default) or the game's score, a denser signal")
-    training.add_argument("--opponent", default=None, help="splendor: the opponent to train against")
-    training.add_argument("--players", type=int, default=None, help="splendor: 2, 3 or 4 players")
+    training.add_argument("--opponent", default=None, help=_table_help("the opponent to train against"))
+    training.add_argument("--players", type=int, default=None, help=_table_help(_players()))
     training.add_argument("--quiet", action="store_true", help="no progress bars")
 
     ceil = command("ceiling", "how many deals of a card solitaire can be won at all: an exact search with the "
@@ -464,7 +510,7 @@ def build_parser() -> argparse.ArgumentParser:
                            help="frames per second when played (default: 2, faster for a long game so that it "
                                 f"plays in at most {LONGEST_REPLAY_SECONDS} s)")
     replaying.add_argument("--max-steps", type=int, default=500, help="cut the episode after this many steps")
-    _splendor_table(replaying)
+    _table(replaying)
     return parser
 
 

@@ -193,7 +193,7 @@ def test_a_game_without_a_shipped_policy_says_which_have_one(monkeypatch, tmp_pa
 
 
 def test_the_league_follows_its_curriculum():
-    league = League(seed=0)
+    league = League("splendor", seed=0)
     assert league.weights() == {"random": 1.0, "greedy": 0.0, "self": 0.0}
     league.progress = 0.5
     assert league.weights() == {"random": 0.1, "greedy": 0.9, "self": 0.0}  # no snapshot yet
@@ -208,7 +208,7 @@ def test_the_league_follows_its_curriculum():
 
 @pytest.mark.parametrize("players", [2, 3])
 def test_self_play_steps_the_learners_decisions_of_aec_games(players):
-    envs = SelfPlayVectorEnv(4, League(seed=0), num_players=players, illegal_action="raise")
+    envs = SelfPlayVectorEnv("splendor", 4, League("splendor", seed=0), num_players=players, illegal_action="raise")
     obs, infos = envs.reset(seed=7)
     rng = np.random.default_rng(0)
     seats, finished = set(), 0
@@ -224,7 +224,7 @@ def test_self_play_steps_the_learners_decisions_of_aec_games(players):
 
 
 def test_self_play_trains_a_tiny_budget_and_the_policy_plays_splendor(tmp_path):
-    run = learn_by_self_play(512, TINY, seed=0, out=tmp_path, snapshot_every=1, progress=False,
+    run = learn_by_self_play("splendor", 512, TINY, seed=0, out=tmp_path, snapshot_every=1, progress=False,
                              illegal_action="raise")
     assert run["timesteps"] == 512 and sum(run["league_draws"].values()) >= 4
     agent = make_agent(f"ppo:{tmp_path / 'policy.npz'}", "splendor")

@@ -174,7 +174,7 @@ def test_the_snapshot_becomes_the_learner_everywhere():
     def snapshot_weights(runner):
         return {k: np.array(v) for k, v in runner.module[rllib.SNAPSHOT].get_state().items()}
 
-    algo = rllib.self_play_config(2, 0, 2, 200).build_algo()
+    algo = rllib.self_play_config("splendor", 2, 0, 2, 200).build_algo()
     try:
         algo.train()
         learner = algo.learner_group.get_weights(module_ids=[rllib.LEARNER])[rllib.LEARNER]
@@ -193,7 +193,7 @@ def test_the_snapshot_becomes_the_learner_everywhere():
 def test_the_masked_aec_env_gives_rllib_its_keys():
     from tabletop_gym.benchmarks.training.rllib import make_multi_agent_env
 
-    env = make_multi_agent_env({"num_players": 2})
+    env = make_multi_agent_env({"game": "splendor", "num_players": 2})
     observations, _ = env.reset(seed=0)
     (agent, seen), = observations.items()
     assert set(seen) == {"observations", "action_mask"} and seen["action_mask"].dtype == np.float32

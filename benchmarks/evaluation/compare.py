@@ -1,17 +1,17 @@
 """Two agents' results on the same deals, set side by side deal by deal: which plays better, and how sure that is.
 
-    tabletop-gym eval royal_assassin --agent search --episodes 1000 --record search.jsonl
-    tabletop-gym eval royal_assassin --agent heuristic --episodes 1000 --record heuristic.jsonl
+    tabletop-gym eval <game> --agent search --episodes 1000 --record search.jsonl
+    tabletop-gym eval <game> --agent heuristic --episodes 1000 --record heuristic.jsonl
     tabletop-gym compare search.jsonl heuristic.jsonl
 
 Episode i of an evaluation is dealt from seed + i, so two agents evaluated from the same seed met the same deals
-(and, in Splendor, sat in the same seats). Most deals are then won by both or by neither, and those say nothing about
+(and, in a game of several players, sat in the same seats). Most deals are then won by both or by neither, and those say nothing about
 which agent is the better; the deals won by one alone do. Were the two equally strong, each of those would fall to
 either with even odds, so their split is read with a sign test: the two-sided probability, at even odds, of a split
 at least as lopsided. Pairing is far sharper than setting two win rates' intervals side by side, which go on
 overlapping long after the deals won by one alone have told the agents apart.
 
-The score (One Card Dungeon's levels cleared, the cards left in a won solitaire's deck) is compared the same way:
+The score (the levels cleared, the cards left in a won solitaire's deck...) is compared the same way:
 the deals one scored more on, those the other did, and the mean difference a deal with its 95% interval (a normal
 approximation: a few dozen deals or more).
 
@@ -43,8 +43,8 @@ def deal_of(row: dict) -> tuple:
 
 
 def table_of(rows: list[dict], name: str) -> tuple:
-    """What the episodes were played at: the game and, for Splendor, the opponent and the number of players (None
-    for what the record does not say); records that mix two are refused."""
+    """What the episodes were played at: the game and, for a game of several players, the opponent and the number
+    of players (None for what the record does not say); records that mix two are refused."""
     tables = {tuple(row.get(key) for key in RECORD_TABLE) for row in rows}
     if len(tables) > 1:
         raise ValueError(f"{name} mixes episodes of {' and '.join(_said(t) for t in sorted(tables, key=str))}")
@@ -123,7 +123,7 @@ def compare(first: list[dict], second: list[dict], names: tuple = ("first", "sec
     keys = sorted(mine.keys() & theirs.keys())
     if not keys:
         raise ValueError(f"{names[0]} and {names[1]} share no deal (seed and seat): evaluate both from the same "
-                         f"--seed (and, in Splendor, the same number of players)")
+                         f"--seed (and, in a game of several players, the same number of players)")
     a = [mine[key] for key in keys]
     b = [theirs[key] for key in keys]
     won_a = np.array([bool(row["won"]) for row in a])

@@ -177,7 +177,7 @@ def worker_context():
 def one_thread_each():
     """A worker's numerical libraries (numpy's BLAS, torch's OpenMP) on one thread; used as a context manager, until
     its end. The workers already share the cores; threads of their own on top fight over them: two workers playing
-    the Royal Assassin value agent, whose products are large enough for BLAS to split, ran ten times slower so. One
+    one game's value agent, whose products are large enough for BLAS to split, ran ten times slower so. One
     worker in this process plays on one thread too: its games are a string of small products, and BLAS's threads
     spin between them (the value agent on 1,000 deals, beside another job: 12 CPU s on one thread, 69 on this
     machine's two)."""

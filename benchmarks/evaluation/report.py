@@ -1,7 +1,7 @@
 """An agent's games against the ceiling: which winnable deals it lost, and one of them beside a winning line.
 
-    tabletop-gym eval royal_assassin --agent heuristic --episodes 1000 --record heuristic.jsonl
-    tabletop-gym report royal_assassin heuristic.jsonl --agent heuristic
+    tabletop-gym eval <game> --agent heuristic --episodes 1000 --record heuristic.jsonl
+    tabletop-gym report <game> heuristic.jsonl --agent heuristic
 
 The record is ``eval --record``'s (one JSON line a deal: ``seed``, ``won``...); the verdicts are a ``ceiling
 --json`` file, or the ones that ship in ``benchmarks/ceiling/shipped/`` when they cover the record's deals. A winnable

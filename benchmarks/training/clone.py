@@ -1,6 +1,6 @@
 """Behaviour cloning: a masked policy that starts from what an agent of the project already plays.
 
-    tabletop-gym train royal_assassin --start heuristic --timesteps 2000000
+    tabletop-gym train <game> --start heuristic --timesteps 2000000
 
 First the teacher (the game's heuristic, or any agent) plays ``episodes`` deals; every decision is kept as
 (observation, mask, action) with the return the game paid from there on. The actor learns the teacher's actions by

@@ -1,10 +1,10 @@
 """Learning curves over seeds: the mean and the spread of several ``tabletop-gym train`` runs of each game.
 
-    tabletop-gym curves runs/royal_assassin_s0 runs/royal_assassin_s1 runs/royal_assassin_s2 ... --out curves.png
+    tabletop-gym curves runs/<game>_s0 runs/<game>_s1 runs/<game>_s2 ... --out curves.png
 
 Each run folder holds the ``learning_curve.csv`` and ``result.json`` that ``train`` writes. Runs are grouped by
 game; a game's curve is the mean over its runs of the win rate of the last 100 training episodes (the mean score
-for a game whose runs were paid by score, such as One Card Dungeon's levels), with the band from the lowest to the
+for a game whose runs were paid by score, such as levels cleared), with the band from the lowest to the
 highest run, against training steps; each run's final evaluation is a point at its last step. The markdown table
 gives each game's runs: seed, steps, minutes, the final evaluation, and the hyperparameters they share.
 """

@@ -1,6 +1,6 @@
 """Masked PPO on a vector env, in one file to read top to bottom (after CleanRL's ``ppo.py``).
 
-    tabletop-gym train royal_assassin --timesteps 2000000
+    tabletop-gym train <game> --timesteps 2000000
 
 It trains on any Gymnasium vector env whose infos carry ``action_mask`` (N, n) on every step, with next-step
 autoreset: the native vector envs of every game here (``gym.make_vec(id, num_envs=N)``). The policy's logits are
@@ -59,7 +59,7 @@ class Settings:
     vf_coef: float = 0.5
     max_grad_norm: float = 0.5
     hidden: tuple = (256, 256)
-    # Fields per action at the observation's end (observation="actions", Dead Center and Royal Assassin): the actor
+    # Fields per action at the observation's end (observation="actions", where a game has it): the actor
     # then scores each action with one shared MLP (``MaskedPolicy``'s ``action_fields``); 0 for a flat observation.
     action_fields: int = 0
     # Entries at the observation's start the policy does not read (``MaskedPolicy``'s ``read_from``): the plain

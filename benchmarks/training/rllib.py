@@ -15,11 +15,11 @@ What RLlib needs of the project, and where it is here:
 - **A checkpoint played like any agent:** ``agents/rllib.py``'s ``RLlibAgent`` (``make_agent("rllib:<checkpoint>")``)
   in ``eval``, ``leaderboard`` and ``replay``.
 
-Splendor trains through its single-agent view (against its scripted opponent, the seat drawn per game) or by
-self-play (``--self-play``): its AEC env as RLlib's ``PettingZooEnv`` (``MaskedAEC``, ``make_multi_agent_env``),
-the learner in one seat of each game and a frozen snapshot of it in the others, copied from the learner every
-``SNAPSHOT_EVERY`` iterations (``copy_learner_to_snapshot``). The league of the project's own PPO (snapshots mixed
-with the random and greedy players) is not RLlib's yet.
+A game of several players trains through its single-agent view (against its scripted opponent, the seat drawn per
+game) or by self-play (``--self-play``): its AEC env as RLlib's ``PettingZooEnv`` (``MaskedAEC``,
+``make_multi_agent_env``), the learner in one seat of each game and a frozen snapshot of it in the others, copied
+from the learner every ``SNAPSHOT_EVERY`` iterations (``copy_learner_to_snapshot``). The league of the project's own
+PPO (snapshots mixed with the random player and the heuristic) is not RLlib's yet.
 """
 
 from __future__ import annotations
@@ -148,8 +148,8 @@ def learn(env_id: str, timesteps: int, seed: int, folder: Path, env_kwargs: dict
           runners: int = 2, envs_per_runner: int = 32, address: str | None = None, self_play: bool = False):
     """Train until ``timesteps`` env steps are sampled; the checkpoint, the steps, the settings, the seconds and
     the curve [(steps, win rate of the last training episodes), ...], as ``train`` records them.
-    ``self_play`` (Splendor): on the AEC env of ``env_kwargs``' ``num_players`` against snapshots of the learner
-    (``self_play_config``); the checkpoint's policy is the learner."""
+    ``self_play`` (a game of several players): on its AEC env of ``env_kwargs``' ``num_players`` against snapshots
+    of the learner (``self_play_config``); the checkpoint's policy is the learner."""
     from tqdm import tqdm
 
     from ..evaluation.ray_tasks import connect
@@ -157,7 +157,7 @@ def learn(env_id: str, timesteps: int, seed: int, folder: Path, env_kwargs: dict
     connect(address)
     batch = min(SETTINGS["train_batch_size_per_learner"], max(64, timesteps))
     if self_play:
-        config = self_play_config(env_kwargs.get("num_players", 2), seed, runners, batch)
+        config = self_play_config(env_id, env_kwargs.get("num_players", 2), seed, runners, batch)
     else:
         config = ppo_config(env_id, env_kwargs, seed, runners, envs_per_runner, batch)
     algo = config.build_algo()
@@ -176,7 +176,7 @@ def learn(env_id: str, timesteps: int, seed: int, folder: Path, env_kwargs: dict
     checkpoint = folder / "checkpoint"
     algo.save(str(checkpoint.resolve()))
     algo.stop()
-    scale = observation_scale(gym.make(env_id, **env_kwargs).observation_space)  # (Splendor's view: the AEC's)
+    scale = observation_scale(gym.make(env_id, **env_kwargs).observation_space)  # (self-play: the same as the AEC's)
     np.save(checkpoint / "observation_scale.npy", scale)
     (checkpoint / "tabletop.json").write_text(json.dumps({"game": env_id, "hidden": HIDDEN}))
     settings = {**SETTINGS, "train_batch_size_per_learner": batch, "minibatch_size": min(512, batch),
@@ -210,14 +210,14 @@ def train(game: str, timesteps: int = 100_000, seed: int = 0, n_envs: int | None
     return run.finish(make_agent(f"rllib:{checkpoint}", run.env_id), "rllib", "RLlib PPO (masked)",
                       Learned(checkpoint, steps, settings, seconds, curve), timesteps)
 
-# ---------------------------------------------------------------- Splendor by self-play
+# ---------------------------------------------------------------- a game of several players by self-play
 
 SNAPSHOT = "snapshot"  # self-play's frozen copy of the LEARNER
 SNAPSHOT_EVERY = 5  # iterations between copies of the learner into the snapshot
 
 
 class MaskedAEC(BaseWrapper):
-    """Splendor's AEC env with each observation as RLlib's masking module reads it (PettingZoo's
+    """A game's AEC env with each observation as RLlib's masking module reads it (PettingZoo's
     ``{"observation", "action_mask": int8}`` as ``{"observations", "action_mask": float}``, the observation scaled)."""
 
     def __init__(self, env):
@@ -235,12 +235,15 @@ class MaskedAEC(BaseWrapper):
 
 
 def make_multi_agent_env(config: dict):
-    """Splendor's AEC env of ``config["num_players"]`` seats (default 2) as RLlib's multi-agent env, masked."""
+    """The AEC env of the game ``config`` names (``game``: a short name or an id), of its other options
+    (``num_players`` seats: default 2), as RLlib's multi-agent env, masked."""
     from ray.rllib.env.wrappers.pettingzoo_env import PettingZooEnv
 
-    from ...envs import splendor_v0  # (importing the project registers its ids in this process)
+    from ...envs import game  # (importing the project registers its ids in this process)
 
-    return PettingZooEnv(MaskedAEC(splendor_v0.raw_env(**config)))
+    options = dict(config)
+    aec = game(options.pop("game")).aec_module()
+    return PettingZooEnv(MaskedAEC(aec.raw_env(**options)))
 
 
 def seat_policy(num_players: int):
@@ -270,8 +273,9 @@ def copy_learner_to_snapshot(algorithm) -> None:
     algorithm.env_runner_group.foreach_env_runner(lambda runner: runner.module[SNAPSHOT].set_state(weights))
 
 
-def self_play_config(num_players: int, seed: int, runners: int, batch: int):
-    """RLlib's PPO on Splendor's AEC env: the learner against snapshots of itself (``SNAPSHOT_EVERY``)."""
+def self_play_config(game: str, num_players: int, seed: int, runners: int, batch: int):
+    """RLlib's PPO on ``game``'s AEC env (a short name or an id): the learner against snapshots of itself
+    (``SNAPSHOT_EVERY``)."""
     from ray.rllib.algorithms.ppo import PPOConfig
     from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
     from ray.rllib.core.rl_module.rl_module import RLModuleSpec
@@ -291,7 +295,8 @@ def self_play_config(num_players: int, seed: int, runners: int, batch: int):
     # RLlib's check of a new env steps it with an unmasked random action: an illegal one, here, that would be
     # refused (illegal_action="raise") or forfeit the game; the env is checked by the project's own tests instead.
     return (PPOConfig()
-            .environment(ENV + "_self_play", env_config={"num_players": num_players}, disable_env_checking=True)
+            .environment(ENV + "_self_play", env_config={"game": game, "num_players": num_players},
+                         disable_env_checking=True)
             .env_runners(num_env_runners=runners)
             .multi_agent(policies={LEARNER, SNAPSHOT}, policy_mapping_fn=seat_policy(num_players), policies_to_train=[LEARNER])
             .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs={LEARNER: module, SNAPSHOT: module}))

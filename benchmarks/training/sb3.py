@@ -8,7 +8,7 @@ the games played are the same ones either way. Each game's info is the single en
 MaskablePPO reads the masks through ``env_method("action_masks")``.
 
     from sb3_contrib import MaskablePPO
-    envs = SB3VectorEnv(gym.make_vec("Tabletop/DungeonSolitaire-v0", num_envs=64))
+    envs = SB3VectorEnv(gym.make_vec("Tabletop/<Game>-v0", num_envs=64))
     MaskablePPO("MlpPolicy", envs).learn(100_000)
 
 ``train`` (``tabletop-gym train <game> --algo sb3``) trains MaskablePPO so, at a configuration that trains fast

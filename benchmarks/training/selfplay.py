@@ -1,15 +1,15 @@
-"""Splendor by self-play on the PettingZoo AEC env: the learner against a league of its own snapshots, mixed with
-the random and greedy players.
+"""A game of several players by self-play on its PettingZoo AEC env: the learner against a league of its own
+snapshots, mixed with the random player and the game's heuristic (the league's "greedy" player).
 
-    tabletop-gym train splendor --self-play --timesteps 3000000
+    tabletop-gym train <game> --self-play --timesteps 3000000
 
-``SelfPlayVectorEnv`` runs N games of ``splendor_v0`` (the AEC env, as any PettingZoo user plays it) and shows
-only the learner's decisions, as a Gymnasium vector env with next-step autoreset and the batched action masks in
-``infos["action_mask"]``: so ``benchmarks/training/ppo.py`` trains on it unchanged. In each game the learner takes one
-seat, rotating game by game, and every other seat is played by an opponent the ``League`` draws when the game
-starts. The league follows a curriculum over the training (``CURRICULUM``): random players first, then the greedy
-player, then, as snapshots of the learner accumulate (one every ``snapshot_every`` updates, the last
-``keep_snapshots`` kept), mostly the learner's own past selves beside the greedy player.
+``SelfPlayVectorEnv`` runs N games of the game's AEC env (``Game.aec_module()``, as any PettingZoo user plays it)
+and shows only the learner's decisions, as a Gymnasium vector env with next-step autoreset and the batched action
+masks in ``infos["action_mask"]``: so ``benchmarks/training/ppo.py`` trains on it unchanged. In each game the learner
+takes one seat, rotating game by game, and every other seat is played by an opponent the ``League`` draws when the
+game starts. The league follows a curriculum over the training (``CURRICULUM``): random players first, then the
+heuristic, then, as snapshots of the learner accumulate (one every ``snapshot_every`` updates, the last
+``keep_snapshots`` kept), mostly the learner's own past selves beside the heuristic.
 """
 
 from __future__ import annotations
@@ -19,32 +19,31 @@ import time
 import gymnasium as gym
 import numpy as np
 
-from ...agents import saved_policy
+from ...agents import heuristic, saved_policy
 from ...agents.base import RandomAgent
 from ...agents.policy import snapshot
-from ...agents.splendor import GreedyAgent
-from ...envs import game, splendor_v0
-from ...envs.splendor import rules
+from ...envs import Game, game as game_of
 from . import ppo
 from .clone import cloned_policy
 from .run import TrainResult, start_run
 
-# (share of the training done, the league's weights from then on: random, greedy, the learner's snapshots)
+# (share of the training done, the league's weights from then on: random, greedy (the game's heuristic), the
+# learner's snapshots)
 CURRICULUM = ((0.0, {"random": 1.0, "greedy": 0.0, "self": 0.0}),
               (0.1, {"random": 0.2, "greedy": 0.8, "self": 0.0}),
               (0.3, {"random": 0.1, "greedy": 0.5, "self": 0.4}))
 
 
 class League:
-    """Who plays the learner's opponents: the random and greedy players and the learner's snapshots, drawn with
-    the curriculum's weights at the current ``progress`` (0 to 1, set by the trainer). While there is no snapshot
-    yet, the snapshots' weight goes to the greedy player."""
+    """Who plays the learner's opponents in ``game``: the random player, the game's heuristic (``"greedy"``) and
+    the learner's snapshots, drawn with the curriculum's weights at the current ``progress`` (0 to 1, set by the
+    trainer). While there is no snapshot yet, the snapshots' weight goes to the heuristic."""
 
-    def __init__(self, seed: int = 0, curriculum=CURRICULUM, keep_snapshots: int = 10):
+    def __init__(self, game: str | Game, seed: int = 0, curriculum=CURRICULUM, keep_snapshots: int = 10):
         self.rng = np.random.default_rng(seed)
         self.curriculum = curriculum
         self.keep_snapshots = keep_snapshots
-        self.fixed = {"random": RandomAgent(seed), "greedy": GreedyAgent(seed)}
+        self.fixed = {"random": RandomAgent(seed), "greedy": heuristic(game, seed)}
         self.snapshots: list = []
         self.progress = 0.0
         self.drawn = {"random": 0, "greedy": 0, "self": 0}  # how often each kind was drawn
@@ -71,7 +70,7 @@ class League:
 
 
 class SelfPlayVectorEnv(gym.vector.VectorEnv):
-    """N games of ``splendor_v0``, seen from the learner's seat in each (a Gymnasium vector env).
+    """N games of ``game``'s AEC env, seen from the learner's seat in each (a Gymnasium vector env).
 
     A step plays each game's learner action, then the opponents' moves (``league``'s, drawn per game) until the
     learner is to move again or the game is over. Rewards are the AEC env's, the learner's: +1 for a win (a shared
@@ -83,13 +82,13 @@ class SelfPlayVectorEnv(gym.vector.VectorEnv):
 
     metadata = {"autoreset_mode": gym.vector.AutoresetMode.NEXT_STEP}
 
-    def __init__(self, num_envs: int, league: League, num_players: int = 2, illegal_action: str = "terminate",
-                 max_rounds: int = rules.DEFAULT_MAX_ROUNDS):
+    def __init__(self, game: str | Game, num_envs: int, league: League, num_players: int = 2,
+                 illegal_action: str = "terminate"):
         self.num_envs = num_envs
         self.league = league
         self.num_players = num_players
-        self.games = [splendor_v0.env(num_players=num_players, illegal_action=illegal_action,
-                                      max_rounds=max_rounds) for _ in range(num_envs)]
+        aec = game_of(game).aec_module()
+        self.games = [aec.env(num_players=num_players, illegal_action=illegal_action) for _ in range(num_envs)]
         space = self.games[0].observation_space("player_0")
         self.single_observation_space = space["observation"]
         self.single_action_space = self.games[0].action_space("player_0")
@@ -169,28 +168,29 @@ class SelfPlayVectorEnv(gym.vector.VectorEnv):
             game.close()
 
 
-def learn_by_self_play(timesteps: int, settings=None, seed: int = 0, out="runs/splendor_self_play",
+def learn_by_self_play(game: str | Game, timesteps: int, settings=None, seed: int = 0, out=None,
                        num_players: int = 2, snapshot_every: int = 10, keep_snapshots: int = 10, policy=None,
                        progress: bool = True, illegal_action: str = "terminate", record: dict | None = None) -> dict:
-    """Masked PPO (``benchmarks/training/ppo.py``) on ``SelfPlayVectorEnv``: the league's curriculum moves on with the
-    training, and every ``snapshot_every`` updates a frozen copy of the policy joins it. Returns ``learn``'s
-    result with the league's draws."""
+    """Masked PPO (``benchmarks/training/ppo.py``) on ``SelfPlayVectorEnv`` of ``game``: the league's curriculum moves
+    on with the training, and every ``snapshot_every`` updates a frozen copy of the policy joins it. ``out``: the
+    run's folder (default: runs/<game>_self_play). Returns ``learn``'s result with the league's draws."""
     from .ppo import Settings, learn
 
+    game = game_of(game)
     settings = settings or Settings()
-    league = League(seed, keep_snapshots=keep_snapshots)
-    envs = SelfPlayVectorEnv(settings.num_envs, league, num_players, illegal_action)
+    league = League(game, seed, keep_snapshots=keep_snapshots)
+    envs = SelfPlayVectorEnv(game, settings.num_envs, league, num_players, illegal_action)
 
     def on_update(update: int, updates: int, learner) -> None:
         league.progress = update / updates
         if update % snapshot_every == 0:
             league.add(snapshot(learner, f"snapshot_{update}"))
 
-    record = {"game": "Tabletop/Splendor-v0", "env_kwargs": {"num_players": num_players}, "self_play": True,
+    record = {"game": game.id, "env_kwargs": {"num_players": num_players}, "self_play": True,
               "snapshot_every": snapshot_every, "keep_snapshots": keep_snapshots,
               "curriculum": [[start, weights] for start, weights in CURRICULUM], **(record or {})}
-    run = learn(envs, timesteps, settings, seed=seed, out=out, progress=progress, record=record, policy=policy,
-                on_update=on_update)
+    run = learn(envs, timesteps, settings, seed=seed, out=out or f"runs/{game.name}_self_play", progress=progress,
+                record=record, policy=policy, on_update=on_update)
     envs.close()
     return {**run, "league_draws": dict(league.drawn)}
 
@@ -205,8 +205,8 @@ def train(name: str, timesteps: int = 100_000, seed: int = 0, n_envs: int | None
     ``num_players`` alone (the league plays the other seats); ``start``: an agent's name whose games, every seat
     in turn, the policy first learns to play as (``clone.cloned_policy``). The final evaluation plays the saved
     policy against the env's default opponent, seats rotated, and against the other built-in opponents."""
-    env_id = game(name).id
-    if not game(name).multiplayer:
+    env_id = game_of(name).id
+    if not game_of(name).multiplayer:
         raise ValueError(f"self-play needs a game of several players; {env_id} is a solitaire")
     env_kwargs = dict(env_kwargs or {})
     if set(env_kwargs) - {"num_players"}:
@@ -219,7 +219,7 @@ def train(name: str, timesteps: int = 100_000, seed: int = 0, n_envs: int | None
     if start is not None:  # the teacher plays every seat in turn (against its usual opponent), as the learner will
         policy, cloned = cloned_policy(env_id, start, start_episodes, seed, learning,
                                        {**env_kwargs, "seat": "random"}, progress, workers)
-    learned = learn_by_self_play(timesteps, learning, seed=seed, out=run.folder, policy=policy, progress=progress,
+    learned = learn_by_self_play(name, timesteps, learning, seed=seed, out=run.folder, policy=policy, progress=progress,
                                  record=cloned, **env_kwargs)
     hyperparameters = {**learned["settings"], **cloned, "self_play": True}
     return run.finish(saved_policy(learned["policy_path"]), "ppo", "masked PPO",
