@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from importlib import import_module
 
-from ..envs import GAMES, game_name
+from ..envs import GAMES, game, game_name
 from .base import Agent, RandomAgent
 from .policy import PolicyAgent, committed_model
 
@@ -37,21 +37,22 @@ def short_name(game: str) -> str:
     return game_name(game)
 
 
-def agent_module(game: str):
-    """The game's agent module, ``agents/<short name>.py``: its heuristic (``HEURISTIC``) and the settings of the
-    agents built on it (``SEARCH``, ``LEARNED_SEARCH``, ``VALUE_AGENT``...)."""
-    return import_module(f".{short_name(game)}", __name__)
+def agent_module(name: str):
+    """The game's agent module (its ``Game``'s ``agents``, ``agents/<short name>.py`` by default): its heuristic
+    (``HEURISTIC``) and the settings of the agents built on it (``SEARCH``, ``LEARNED_SEARCH``, ``VALUE_AGENT``...)."""
+    return import_module(game(name).agents)
 
 
 def games_with(constant: str) -> dict:
-    """Each game whose agent module defines ``constant``, with its value there."""
-    modules = {game: agent_module(game) for game in GAMES}
-    return {game: getattr(module, constant) for game, module in modules.items() if hasattr(module, constant)}
+    """Each game listed now whose agent module defines ``constant``, with its value there."""
+    modules = {name: agent_module(name) for name in GAMES}
+    return {name: getattr(module, constant) for name, module in modules.items() if hasattr(module, constant)}
 
 
-def _agents(notes: dict, heuristic_names: dict) -> dict:
-    """``DESCRIPTIONS`` with the games' ``notes`` on each, and the other names of the heuristics after the
-    heuristic."""
+def agent_descriptions() -> dict:
+    """The agents by name: ``DESCRIPTIONS`` with the games' ``AGENT_NOTES`` on each, and the other names the games
+    give their heuristics after the heuristic."""
+    notes, heuristic_names = games_with("AGENT_NOTES"), games_with("HEURISTIC_NAMES")
     agents = {}
     for name, description in DESCRIPTIONS.items():
         said = [game_notes[name] for game_notes in notes.values() if name in game_notes]
@@ -62,7 +63,7 @@ def _agents(notes: dict, heuristic_names: dict) -> dict:
     return agents
 
 
-def _named_heuristics() -> dict:
+def named_heuristics() -> dict:
     """The other names the games give their heuristics (``greedy``...), each with the games that give it."""
     named = {}
     for game, names in games_with("HEURISTIC_NAMES").items():
@@ -71,9 +72,21 @@ def _named_heuristics() -> dict:
     return named
 
 
-NAMED_HEURISTICS = _named_heuristics()
-VALUE_GAMES = tuple(games_with("VALUE_AGENT"))  # the games whose agent module has a value agent
-AGENTS = _agents(games_with("AGENT_NOTES"), games_with("HEURISTIC_NAMES"))
+def value_games() -> tuple:
+    """The games whose agent module has a value agent (``VALUE_AGENT``)."""
+    return tuple(games_with("VALUE_AGENT"))
+
+
+# What other modules import by these names is read from the games listed at the time they look it up, so that a
+# game listed after this module was imported counts too.
+_FROM_THE_LISTED_GAMES = {"AGENTS": agent_descriptions, "NAMED_HEURISTICS": named_heuristics,
+                          "VALUE_GAMES": value_games}
+
+
+def __getattr__(name: str):
+    if name in _FROM_THE_LISTED_GAMES:
+        return _FROM_THE_LISTED_GAMES[name]()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def heuristic(game: str, seed: int | None = None, **options):
@@ -101,15 +114,17 @@ def make_agent(name: str, game: str | None = None, seed: int | None = None) -> A
         from .rllib import RLlibAgent  # loading the checkpoint needs the ray extra
 
         return RLlibAgent(key[6:], seed)
-    if lowered not in AGENTS:
-        raise ValueError(f"unknown agent {name!r}; the agents are: {', '.join(AGENTS)}")
+    agents = agent_descriptions()
+    if lowered not in agents:
+        raise ValueError(f"unknown agent {name!r}; the agents are: {', '.join(agents)}")
     if game is None:
         raise ValueError(f"the {lowered} agent depends on the game: name one")
     game = short_name(game)
-    if lowered in NAMED_HEURISTICS and game not in NAMED_HEURISTICS[lowered]:
-        raise ValueError(f"the {lowered} agent plays {' and '.join(NAMED_HEURISTICS[lowered])} only; {game} has the "
+    named = named_heuristics()
+    if lowered in named and game not in named[lowered]:
+        raise ValueError(f"the {lowered} agent plays {' and '.join(named[lowered])} only; {game} has the "
                          f"'heuristic' agent")
-    if lowered == "heuristic" or lowered in NAMED_HEURISTICS:
+    if lowered == "heuristic" or lowered in named:
         return heuristic(game, seed)
     if lowered in ("ppo", "ppo-scratch"):
         return PolicyAgent(committed_model(game, from_scratch=lowered == "ppo-scratch"), seed=seed)
@@ -118,10 +133,11 @@ def make_agent(name: str, game: str | None = None, seed: int | None = None) -> A
 
 
 def value_game(game: str | None) -> str:
-    """The short name of ``game``, if a value agent plays it (``VALUE_GAMES``); else a ValueError naming those that
+    """The short name of ``game``, if a value agent plays it (``value_games``); else a ValueError naming those that
     do."""
-    if game is None or short_name(game) not in VALUE_GAMES:
-        raise ValueError(f"the value agent plays {' and '.join(VALUE_GAMES)} only"
+    games = value_games()
+    if game is None or short_name(game) not in games:
+        raise ValueError(f"the value agent plays {' and '.join(games)} only"
                          f"{f', not {game}' if game else ': name the game'}")
     return short_name(game)
 
@@ -186,5 +202,6 @@ def saved_policy(path: str, seed: int | None = None):
 
 
 __all__ = ["Agent", "RandomAgent", "PolicyAgent", "AGENTS", "NAMED_HEURISTICS", "VALUE_GAMES", "make_agent",
-           "heuristic", "short_name", "agent_module", "games_with", "committed_model", "saved_policy", "search_agent",
+           "heuristic", "short_name", "agent_module", "games_with", "agent_descriptions", "named_heuristics",
+           "value_games", "committed_model", "saved_policy", "search_agent",
            "value_agent", "value_game", "search_on_value"]

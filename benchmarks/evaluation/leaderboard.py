@@ -21,8 +21,8 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from ...agents import (NAMED_HEURISTICS, VALUE_GAMES, agent_module, committed_model, games_with, make_agent,
-                      saved_policy, search_agent)
+from ...agents import (agent_module, committed_model, games_with, make_agent, named_heuristics, saved_policy,
+                      search_agent, value_games)
 from ...agents.policy import SCRATCH
 from ...envs import GAMES, game_id, game_name
 from ..ceiling import verdicts as ceiling
@@ -34,16 +34,24 @@ from ..ceiling.solver import UNKNOWN, WON, proves
 # (``search-ppo``, on as few deals as ``search``), the heuristic with a learned judge (``value``).
 AGENT_ORDER = ("random", "heuristic", "search", "ppo-scratch", "ppo", "search-ppo", "value")
 LEARNED = ("ppo", "search-ppo")  # the rows that play a learned policy: the game's shipped one, or --ppo's
-# Agents of some games only: their rows are left out of the others' tables.
-ONLY_ON = {"value": VALUE_GAMES, **NAMED_HEURISTICS}
 LEADERBOARD_EPISODES = 100
-
-# The search agent's episodes per row by default (a game's agent module says how many: a search game takes seconds).
-LEADERBOARD_SEARCH_EPISODES = games_with("LEADERBOARD_SEARCH_EPISODES")
-# Rough seconds an episode on one core, so that the progress line's time left weighs a search game as what it is.
+# Rough seconds an episode on one core, so that the progress line's time left weighs a search game as what it is (a
+# game whose search is slower says so in its agent module's ``SEARCH_SECONDS_PER_EPISODE``).
 SECONDS_PER_EPISODE = {"random": 0.002, "heuristic": 0.05, "ppo-scratch": 0.05, "ppo": 0.05, "value": 0.05,
                        "search": 3.0, "search-ppo": 3.0}
-SEARCH_SECONDS_PER_EPISODE = games_with("SEARCH_SECONDS_PER_EPISODE")  # the games whose search is slower than that
+
+
+def only_on() -> dict:
+    """The agents of some games only, with those games: their rows are left out of the others' tables."""
+    return {"value": value_games(), **named_heuristics()}
+
+
+def __getattr__(name: str):
+    """``LEADERBOARD_SEARCH_EPISODES``: the search agent's episodes per row by default, for each game whose agent
+    module says how many (a search game takes seconds), read from the games listed when it is looked up."""
+    if name == "LEADERBOARD_SEARCH_EPISODES":
+        return games_with("LEADERBOARD_SEARCH_EPISODES")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 @dataclass
@@ -101,7 +109,8 @@ class Row:
     @property
     def cost(self) -> float:
         if self.agent.startswith("search"):
-            return self.episodes * SEARCH_SECONDS_PER_EPISODE.get(self.game, SECONDS_PER_EPISODE["search"])
+            seconds = getattr(agent_module(self.game), "SEARCH_SECONDS_PER_EPISODE", SECONDS_PER_EPISODE["search"])
+            return self.episodes * seconds
         return self.episodes * SECONDS_PER_EPISODE.get(self.agent, SECONDS_PER_EPISODE["heuristic"])
 
     def label(self) -> str:
@@ -133,8 +142,9 @@ def plan(episodes: int = LEADERBOARD_EPISODES, games=None, agents=AGENT_ORDER, p
         raise ValueError(f"search_episodes must be at least 1, got {search_episodes}")
     games = [game_name(game) for game in (games or GAMES)]
     ppo_models = {game_name(game): model for game, model in (ppo_models or {}).items()}
+    limited = only_on()
     for name in agents:
-        if name not in AGENT_ORDER + LEARNED + tuple(ONLY_ON):
+        if name not in AGENT_ORDER + LEARNED + tuple(limited):
             make_agent(name, games[0])  # raises the usual error, naming the agents there are
     rows = []
     for game in games:
@@ -147,11 +157,11 @@ def plan(episodes: int = LEADERBOARD_EPISODES, games=None, agents=AGENT_ORDER, p
             if name == "ppo-scratch" and not _ships_policy(game, from_scratch=True):
                 rows += [Skipped(game, name, "no policy learned from scratch ships for it", o) for o in opponents]
                 continue
-            if game not in ONLY_ON.get(name, (game,)):
+            if game not in limited.get(name, (game,)):
                 continue
             count = episodes
             if name.startswith("search"):
-                count = search_episodes or LEADERBOARD_SEARCH_EPISODES.get(game, episodes)
+                count = search_episodes or getattr(agent_module(game), "LEADERBOARD_SEARCH_EPISODES", episodes)
             rows += [Row(game, name, opponent, count) for opponent in opponents]
     return rows
 
