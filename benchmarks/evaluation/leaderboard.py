@@ -24,7 +24,8 @@ from tqdm import tqdm
 from ...agents import (agent_module, committed_model, games_with, make_agent, named_heuristics, saved_policy,
                       search_agent, value_games)
 from ...agents.policy import SCRATCH
-from ...envs import GAMES, game_id, game_name
+from ... import envs
+from ...envs import GAMES
 from ..ceiling import verdicts as ceiling
 from .evaluate import EvalResult, evaluate
 from ..ceiling.solver import UNKNOWN, WON, proves
@@ -81,6 +82,7 @@ class CeilingRow:
 
 
 def ceiling_row(game: str, seed: int, episodes: int) -> CeilingRow:
+    game = envs.game(game).name  # the row, as the skipped ones, holds the game's short name
     found = ceiling.shipped(game, seed, episodes)
     if found is None:
         return CeilingRow(game, 0, reason=f"no verdicts ship for deals {seed}-{seed + episodes - 1} (tabletop-gym "
@@ -125,6 +127,11 @@ def _agent(name: str, game: str, ppo_models: dict):
     return name if name == "random" else make_agent(name, game)
 
 
+def by_name(ppo_models: dict | None) -> dict:
+    """``ppo_models`` keyed by the games' short names, whichever names they were given by."""
+    return {envs.game(game).name: model for game, model in (ppo_models or {}).items()}
+
+
 def _ships_policy(game: str, from_scratch: bool = False) -> bool:
     try:
         committed_model(game, from_scratch)
@@ -140,8 +147,8 @@ def plan(episodes: int = LEADERBOARD_EPISODES, games=None, agents=AGENT_ORDER, p
         raise ValueError(f"episodes must be at least 1, got {episodes}")
     if search_episodes is not None and search_episodes < 1:
         raise ValueError(f"search_episodes must be at least 1, got {search_episodes}")
-    games = [game_name(game) for game in (games or GAMES)]
-    ppo_models = {game_name(game): model for game, model in (ppo_models or {}).items()}
+    games = [envs.game(game).name for game in (games or GAMES)]
+    ppo_models = by_name(ppo_models)
     limited = only_on()
     for name in agents:
         if name not in AGENT_ORDER + LEARNED + tuple(limited):
@@ -175,8 +182,8 @@ def run(episodes: int = LEADERBOARD_EPISODES, seed: int = 0, workers: int | None
     ``LEADERBOARD_SEARCH_EPISODES``): the first deals of the same sequence. Returns an ``EvalResult`` per row
     played and a ``Skipped`` per row that could not be. ``backend`` and ``address``: as ``evaluate`` takes them.
     """
+    ppo_models = by_name(ppo_models)
     rows = plan(episodes, games, agents, ppo_models, search_episodes)
-    ppo_models = {game_name(game): model for game, model in (ppo_models or {}).items()}
     played = [row for row in rows if isinstance(row, Row)]
     # One line for the whole run: the row being played, and the time left weighted by what each episode costs.
     bar = tqdm(total=sum(row.cost for row in played), disable=not progress,
@@ -201,13 +208,13 @@ def run(episodes: int = LEADERBOARD_EPISODES, seed: int = 0, workers: int | None
 
 def with_ceilings(results: list, seed: int) -> list:
     """``results`` with a ``CeilingRow`` after each card solitaire's rows (the longest row's deals)."""
+    names = [envs.game(r.game).name for r in results]  # a played row holds its game's id, a skipped one its name
     out = []
-    for i, r in enumerate(results):
+    for i, (r, game) in enumerate(zip(results, names)):
         out.append(r)
-        game = game_name(r.game)
-        last = i + 1 == len(results) or game_name(results[i + 1].game) != game
+        last = i + 1 == len(results) or names[i + 1] != game
         if last and proves(game):
-            played = [x.episodes for x in results if isinstance(x, EvalResult) and game_name(x.game) == game]
+            played = [x.episodes for x, name in zip(results, names) if isinstance(x, EvalResult) and name == game]
             if played:
                 out.append(ceiling_row(game, seed, max(played)))
     return out
@@ -224,27 +231,27 @@ def trained_how(record: dict) -> str:
 
 def learned_notes(results: list, ppo_models: dict | None = None) -> list:
     """A line for each game with learned rows: which policy (or value) they played, and how it was trained."""
-    ppo_models = {game_name(game): model for game, model in (ppo_models or {}).items()}
+    ppo_models = by_name(ppo_models)
 
     def games_of(agents) -> list:
-        return list(dict.fromkeys(game_name(r.game) for r in results
+        return list(dict.fromkeys(envs.game(r.game).name for r in results
                                   if isinstance(r, EvalResult) and r.agent in agents))
 
     lines = []
     for game in games_of(("ppo-scratch",)):
         path = committed_model(game, from_scratch=True)
-        lines.append(f"- {game_id(game).split('/')[-1]}, ppo-scratch: `agents/models/{SCRATCH}/{path.name}`, "
+        lines.append(f"- {GAMES[game].label}, ppo-scratch: `agents/models/{SCRATCH}/{path.name}`, "
                      f"{trained_how(saved_policy(str(path)).record)}.")
     for game in games_of(LEARNED):
         path = ppo_models.get(game) or committed_model(game)
         record = getattr(saved_policy(str(path)), "record", None)
         how = trained_how(record) if record else "a MaskablePPO or torch model"
         shown = f"agents/models/{Path(path).name}" if game not in ppo_models else str(path)
-        lines.append(f"- {game_id(game).split('/')[-1]}: `{shown}`, {how}.")
+        lines.append(f"- {GAMES[game].label}: `{shown}`, {how}.")
     for game in games_of(("value",)):
         record = make_agent("value", game).record
         judged, rows = agent_module(game).VALUE_JUDGES
-        lines.append(f"- {game_id(game).split('/')[-1]}, value: `agents/models/value/{game}.npz`, a judge of "
+        lines.append(f"- {GAMES[game].label}, value: `agents/models/value/{game}.npz`, a judge of "
                      f"{judged} learned from {record['decisions']:,} {rows} of {2 * record['settings']['games']:,} "
                      f"games (the heuristic's, then its own), seed {record['seed']}.")
     return lines
@@ -264,9 +271,10 @@ def markdown(results: list, seed: int, notes: list | None = None) -> str:
         "| winnable lost |",
         "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
     ]
-    ceilings = {game_name(r.game): r for r in results if isinstance(r, CeilingRow) and r.reason is None}
+    ceilings = {r.game: r for r in results if isinstance(r, CeilingRow) and r.reason is None}
     for r in results:
-        game = game_id(r.game).split("/")[-1]
+        entry = envs.game(r.game)
+        game = entry.label
         if isinstance(r, Skipped):
             lines.append(f"| {game} | {r.agent} | {r.opponent or '-'} | 0 | skipped: {r.reason} | | | | | |")
             continue
@@ -279,8 +287,8 @@ def markdown(results: list, seed: int, notes: list | None = None) -> str:
                              f"| {100 * r.low:.1f}–{100 * r.high:.1f}% | | | | |")
             continue
         share, lost = "-", "-"
-        if game_name(r.game) in ceilings:
-            fraction, count = against_ceiling(r, ceilings[game_name(r.game)], seed)
+        if entry.name in ceilings:
+            fraction, count = against_ceiling(r, ceilings[entry.name], seed)
             share, lost = f"{100 * fraction:.1f}%", str(count)
         lines.append(f"| {game} | {r.agent} | {r.opponent or '-'} | {r.episodes} "
                      f"| {100 * r.win_rate:.1f}% | {100 * r.win_low:.1f}–{100 * r.win_high:.1f}% "
