@@ -39,7 +39,8 @@ import gymnasium as gym
 import numpy as np
 from tqdm import tqdm
 
-from ...envs import GAMES, game_id, game_name
+from ... import envs
+from ...envs import GAMES
 from ..evaluation.evaluate import in_workers, wilson_interval
 from .solver import LOST, UNKNOWN, WON, Solver, rules_of, solve_hooks
 
@@ -49,7 +50,7 @@ DEFAULT_BUDGET = 10.0
 
 def check_game(game: str) -> str:
     """The game's short name, if it has a ceiling; else a ValueError saying why not."""
-    name = game_name(game)
+    name = envs.game(game).name
     if solve_hooks(name) is not None:
         return name
     players = GAMES[name].players
@@ -71,8 +72,9 @@ def _solver(game: str, objective: str) -> Solver:
 
 
 def solve_deals(game: str, seeds: list, budget: float) -> list[dict]:
-    """The verdict on each deal of ``seeds`` (a dict per deal, as the verdict files hold it)."""
-    env = gym.make(game_id(game))
+    """The verdict on each deal of ``seeds`` of ``game`` (by short name; a dict per deal, as the verdict files hold
+    it)."""
+    env = gym.make(GAMES[game].id)
     names = env.unwrapped.action_names
     hooks = solve_hooks(game)
     verdicts = []
@@ -99,7 +101,7 @@ def solve_deals(game: str, seeds: list, budget: float) -> list[dict]:
 
 @dataclass
 class Ceiling:
-    """The verdicts on ``deals`` deals of ``game`` from ``seed``, and what they add up to."""
+    """The verdicts on ``deals`` deals of ``game`` (its short name) from ``seed``, and what they add up to."""
 
     game: str
     seed: int
@@ -158,7 +160,7 @@ class Ceiling:
         hooks = solve_hooks(self.game)
         if hooks.BEAMS_ONLY:
             return self._lower_bound_summary(s, hooks)
-        lines = [f"{game_id(self.game)}: deals {self.seed}-{self.seed + self.deals - 1}, budget {self.budget:g} s "
+        lines = [f"{GAMES[self.game].id}: deals {self.seed}-{self.seed + self.deals - 1}, budget {self.budget:g} s "
                  f"a deal",
                  f"  won {s['won']}, lost {s['lost']}, unknown {s['unknown']}: at least {100 * s['proven_won']:.2f}% "
                  f"of the deals can be won; ceiling {100 * s['ceiling_low']:.1f}-{100 * s['ceiling_high']:.1f}% "
@@ -173,7 +175,7 @@ class Ceiling:
 
     def _lower_bound_summary(self, s: dict, hooks) -> str:
         low = wilson_interval(s["won"], self.deals)[0]
-        lines = [f"{game_id(self.game)}: deals {self.seed}-{self.seed + self.deals - 1}, budget {self.budget:g} s "
+        lines = [f"{GAMES[self.game].id}: deals {self.seed}-{self.seed + self.deals - 1}, budget {self.budget:g} s "
                  f"a deal, {hooks.DEAL_KNOWN}; beam searches only, so these are lower bounds",
                  f"  {hooks.SCORE_MEANS}: {s[hooks.SCORE_NAME + '_mean']:.2f} on average (the deals allow at "
                  f"least that)",
@@ -185,7 +187,7 @@ class Ceiling:
         return "\n".join(lines)
 
     def as_dict(self) -> dict:
-        return {"game": self.game, "env_id": game_id(self.game), "seed": self.seed, "deals": self.deals,
+        return {"game": self.game, "env_id": GAMES[self.game].id, "seed": self.seed, "deals": self.deals,
                 "budget": self.budget, "summary": self.stats(), "verdicts": self.verdicts}
 
     def save(self, path) -> None:
@@ -207,7 +209,7 @@ def load(path) -> Ceiling:
 
 def shipped(game: str, seed: int, episodes: int) -> Ceiling | None:
     """The shipped verdicts on ``game``'s deals ``seed`` to ``seed + episodes - 1``, or None if none cover them."""
-    for path in sorted(SHIPPED.glob(f"{game_name(game)}_*.json.gz")):
+    for path in sorted(SHIPPED.glob(f"{envs.game(game).name}_*.json.gz")):
         ceiling = load(path)
         if ceiling.covers(seed, episodes):
             return ceiling.part(seed, episodes)
@@ -231,7 +233,7 @@ def ceiling(game: str, deals: int = 100, seed: int = 0, budget: float = DEFAULT_
     chunks = [seeds[i:i + size] for i in range(0, deals, size)]
     started = time.perf_counter()
     verdicts = []
-    bar = tqdm(total=deals, desc=f"ceiling of {game_id(game)}", unit="deal", disable=not progress)
+    bar = tqdm(total=deals, desc=f"ceiling of {GAMES[game].id}", unit="deal", disable=not progress)
 
     def solved(chunk, found):
         verdicts.extend(found)

@@ -14,7 +14,7 @@ from __future__ import annotations
 import gymnasium as gym
 
 from ...agents import make_agent
-from ...envs import game_id
+from ...envs import GAMES
 from ..ceiling.verdicts import Ceiling, check_game, load, shipped
 from .evaluate import play_episode, read_record
 from ..ceiling.solver import UNKNOWN
@@ -40,8 +40,9 @@ def verdicts_for(game: str, rows: list[dict], path: str | None) -> Ceiling:
 
 
 def agent_moves(game: str, agent_name: str, deal: int) -> tuple[list, bool]:
-    """The action names the agent plays on ``deal`` (as ``eval`` plays it), and whether it won."""
-    env = gym.make(game_id(game))
+    """The action names the agent plays on ``deal`` of ``game`` (its short name, as ``eval`` plays it), and whether it
+    won."""
+    env = gym.make(GAMES[game].id)
     actions = []
     won, _, _ = play_episode(env, make_agent(agent_name, game), deal, actions)
     names = env.unwrapped.action_names
@@ -72,7 +73,7 @@ def report(game: str, record: str, verdicts: str | None = None, agent: str | Non
     unknown = [s for s in seeds if by_deal[s]["verdict"] == UNKNOWN]
     lost = [s for s in winnable if s not in won]
     share = len(won) / len(winnable) if winnable else 0.0
-    lines = [f"{record}: {len(rows)} deals of {game_id(game)} ({min(seeds)}-{max(seeds)})",
+    lines = [f"{record}: {len(rows)} deals of {GAMES[game].id} ({min(seeds)}-{max(seeds)})",
              f"won {len(won)}; winnable {len(winnable)} (and {len(unknown)} unknown); the agent's wins are "
              f"{100 * share:.1f}% of the winnable deals",
              f"winnable deals it lost ({len(lost)}): {', '.join(map(str, lost[:50]))}"
