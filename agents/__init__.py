@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from importlib import import_module
 
-from ..envs import GAMES, game, game_name
+from .. import envs
+from ..envs import GAMES
 from .base import Agent, RandomAgent
 from .policy import PolicyAgent, committed_model
 
@@ -32,15 +33,10 @@ DESCRIPTIONS = {
 }
 
 
-def short_name(game: str) -> str:
-    """The short name of a game (its folder's) given by short name or Gymnasium id."""
-    return game_name(game)
-
-
 def agent_module(name: str):
     """The game's agent module (its ``Game``'s ``agents``, ``agents/<short name>.py`` by default): its heuristic
     (``HEURISTIC``) and the settings of the agents built on it (``SEARCH``, ``LEARNED_SEARCH``, ``VALUE_AGENT``...)."""
-    return import_module(game(name).agents)
+    return import_module(envs.game(name).agents)
 
 
 def games_with(constant: str) -> dict:
@@ -119,7 +115,7 @@ def make_agent(name: str, game: str | None = None, seed: int | None = None) -> A
         raise ValueError(f"unknown agent {name!r}; the agents are: {', '.join(agents)}")
     if game is None:
         raise ValueError(f"the {lowered} agent depends on the game: name one")
-    game = short_name(game)
+    game = envs.game(game).name
     named = named_heuristics()
     if lowered in named and game not in named[lowered]:
         raise ValueError(f"the {lowered} agent plays {' and '.join(named[lowered])} only; {game} has the "
@@ -136,10 +132,11 @@ def value_game(game: str | None) -> str:
     """The short name of ``game``, if a value agent plays it (``value_games``); else a ValueError naming those that
     do."""
     games = value_games()
-    if game is None or short_name(game) not in games:
+    name = None if game is None else envs.game(game).name
+    if name not in games:
         raise ValueError(f"the value agent plays {' and '.join(games)} only"
                          f"{f', not {game}' if game else ': name the game'}")
-    return short_name(game)
+    return name
 
 
 def value_agent(game: str | None, path: str | None = None, **options):
@@ -202,6 +199,6 @@ def saved_policy(path: str, seed: int | None = None):
 
 
 __all__ = ["Agent", "RandomAgent", "PolicyAgent", "AGENTS", "NAMED_HEURISTICS", "VALUE_GAMES", "make_agent",
-           "heuristic", "short_name", "agent_module", "games_with", "agent_descriptions", "named_heuristics",
+           "heuristic", "agent_module", "games_with", "agent_descriptions", "named_heuristics",
            "value_games", "committed_model", "saved_policy", "search_agent",
            "value_agent", "value_game", "search_on_value"]

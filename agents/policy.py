@@ -183,12 +183,12 @@ def _feature_module(record: dict, obs_size: int) -> str | None:
     mode = record.get("env_kwargs", {}).get("observation", "plain")
     if mode == "plain":
         return None
-    from ..envs import game_module, game_name
+    from ..envs import game
 
-    game = game_name(record["game"])
-    rules, features = game_module(game, "rules"), game_module(game, "features", required=False)
+    entry = game(record["game"])
+    rules, features = entry.module("rules"), entry.module("features", required=False)
     if mode not in observation_modes(features):
-        raise ValueError(f"the policy was trained with observation={mode!r}; {game} has only "
+        raise ValueError(f"the policy was trained with observation={mode!r}; {entry.name} has only "
                          f"{', '.join(map(repr, observation_modes(features)))}")
     if observation_size(rules, features, mode) != obs_size:
         raise ValueError(f"the policy takes {obs_size} observations; {record['game']}'s with "
