@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 from ..agents import AGENTS, VALUE_GAMES, games_with, make_agent
-from ..envs import GAMES, game, game_id
+from ..envs import GAMES, Game, game
 from ..envs.core.env import observation_modes
 from .evaluation.evaluate import BACKENDS
 from .evaluation.leaderboard import AGENT_ORDER, LEADERBOARD_EPISODES, LEADERBOARD_SEARCH_EPISODES
@@ -53,19 +53,19 @@ def cmd_list(args) -> None:
         print(f"  {name:<20} {what}")
 
 
-def _table_options(args, env_id: str) -> dict:
+def _table_options(args, entry: Game) -> dict:
     """The options of a game of several players: the opponents, the player count, the person's seat."""
     options = {name: getattr(args, name, None) for name in ("opponent", "players", "seat")}
     given = {name: value for name, value in options.items() if value is not None}
-    if not game(env_id).multiplayer:
+    if not entry.multiplayer:
         if given:
-            raise ValueError(f"--{' --'.join(given)}: {env_id} is a solitaire; these options are for "
+            raise ValueError(f"--{' --'.join(given)}: {entry.id} is a solitaire; these options are for "
                              f"{', '.join(g.name for g in table_games())}")
         return {}
     kwargs = {}
     if options["opponent"] is not None:
         names = [o.strip() for o in options["opponent"].split(",")]
-        kwargs["opponent"] = [_opponent(o, env_id) for o in names] if len(names) > 1 else _opponent(names[0], env_id)
+        kwargs["opponent"] = [_opponent(o, entry) for o in names] if len(names) > 1 else _opponent(names[0], entry)
     if options["players"] is not None:
         kwargs["num_players"] = options["players"]
     if options["seat"] is not None:
@@ -73,16 +73,16 @@ def _table_options(args, env_id: str) -> dict:
     return kwargs
 
 
-def _opponent(name: str, env_id: str):
+def _opponent(name: str, entry: Game):
     """The env plays its built-in opponents itself; any other agent name is built here."""
-    return name if name in game(env_id).built_in_opponents else make_agent(name, env_id)
+    return name if name in entry.built_in_opponents else make_agent(name, entry.id)
 
 
 def cmd_play(args, stdin=None) -> None:
     """A person plays in the terminal (benchmarks/human/play.py)."""
     from .human.play import play
 
-    play(args.game, seed=args.seed, stdin=stdin, **_table_options(args, game_id(args.game)))
+    play(args.game, seed=args.seed, stdin=stdin, **_table_options(args, game(args.game)))
 
 
 def cmd_eval(args) -> None:
@@ -195,7 +195,7 @@ def cmd_train(args) -> None:
         raise ValueError("--timesteps is PPO's budget: the value trainer's is --games")
     if trainer != "value" and args.games is not None:
         raise ValueError("--games is the value trainer's budget (--algo value): PPO's is --timesteps")
-    env_kwargs = _table_options(args, game_id(args.game))
+    env_kwargs = _table_options(args, game(args.game))
     if args.reward is not None:
         env_kwargs["reward"] = args.reward
     if args.observation is not None:
@@ -258,9 +258,8 @@ def cmd_replay(args) -> None:
 
     require("render", "PIL")
     check_out(args.out)  # before the episode is played
-    env_id = game_id(args.game)
     result = replay(args.game, agent=args.agent, seed=args.seed, out=args.out, fps=args.fps,
-                    max_steps=args.max_steps, env_kwargs=_table_options(args, env_id))
+                    max_steps=args.max_steps, env_kwargs=_table_options(args, game(args.game)))
     print(f"wrote {result}")
 
 

@@ -24,7 +24,7 @@ from tqdm import tqdm  # text bars everywhere: tqdm.auto wants ipywidgets in a n
 
 from ...agents import make_agent
 from ... import envs
-from ...envs import GAMES, game_id
+from ...envs import GAMES
 
 # Games played against opponents (the agent takes one seat): their env ids.
 
@@ -232,9 +232,10 @@ def evaluate(game: str, agent="random", episodes: int = 100, seed: int = 0, work
     cluster at ``address`` (or the Ray session of this process, or a new local one), ``workers`` then defaulting to the
     cluster's CPUs; the result is the local backend's for the same seeds.
     """
-    env_id = game_id(game)
+    entry = envs.game(game)
+    env_id = entry.id
     env_kwargs = dict(env_kwargs or {})
-    multiplayer = envs.game(env_id).multiplayer
+    multiplayer = entry.multiplayer
     if not multiplayer and (opponent is not None or num_players is not None):
         raise ValueError(f"{env_id} is a solitaire: opponent and num_players apply to "
                          f"{', '.join(g.id for g in GAMES.values() if g.multiplayer)} only")
@@ -258,7 +259,7 @@ def evaluate(game: str, agent="random", episodes: int = 100, seed: int = 0, work
             raise ValueError("evaluate rotates the agent's seat; do not fix it in env_kwargs")
         # Build the env once here: it checks the options, and gives the defaults for the report.
         probe_kwargs = dict(env_kwargs)
-        if isinstance(opponent, str) and opponent not in envs.game(env_id).built_in_opponents:
+        if isinstance(opponent, str) and opponent not in entry.built_in_opponents:
             probe_kwargs["opponent"] = make_agent(opponent, env_id)
         probe = gym.make(env_id, **probe_kwargs).unwrapped
         players = probe.num_players

@@ -20,7 +20,8 @@ from importlib import resources
 import gymnasium as gym
 import numpy as np
 
-from ...envs import game_id, game_module, game_name
+from ... import envs
+from ...envs import game_module
 
 WIDTH = 79           # what is written here fits an 80-column terminal; the tables stay within 100
 LIST_ONE_A_LINE = 10  # up to this many legal moves are listed one a line; more are grouped by kind
@@ -32,9 +33,9 @@ def play(game: str, seed: int | None = None, stdin=None, stdout=None, **table_op
     """Play ``game`` (short name or Gymnasium id) in the terminal; ``table_options`` go to the env
     (a multi-player game's ``opponent``, ``num_players``, ``seat``). Returns the outcome (``won``, ``score`` ...)
     of a finished game, or None when the player left it (``q``, Ctrl-D, Ctrl-C)."""
-    name = game_name(game)
-    env = gym.make(game_id(name), render_mode="ansi", skip_forced=False, **table_options).unwrapped
-    table = Terminal(name, env, stdin or sys.stdin, stdout or sys.stdout)
+    entry = envs.game(game)
+    env = gym.make(entry.id, render_mode="ansi", skip_forced=False, **table_options).unwrapped
+    table = Terminal(entry.name, env, stdin or sys.stdin, stdout or sys.stdout)
     try:
         return table.run(seed)
     except KeyboardInterrupt:

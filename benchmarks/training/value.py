@@ -42,7 +42,7 @@ from tqdm import tqdm
 from ...agents import VALUE_GAMES, agent_module, heuristic, make_agent
 from ...agents.policy import ValueNetwork, layer_arrays
 from ...envs.core.compiled import compiled
-from ...envs import game_id, game_name
+from ... import envs
 from ..evaluation.evaluate import in_workers
 from .run import Learned, TrainResult, start_run
 
@@ -292,11 +292,12 @@ def train(game: str, games: int | None = None, seed: int = 0, out=None, eval_epi
     ``Settings`` to change), by ``workers`` processes (default one per CPU); then the value agent on the saved
     ``value.npz`` evaluated on ``eval_episodes`` deals it never saw. The value agent plays the plain env, so the
     trainer takes no env options."""
-    if game_name(game) not in VALUE_GAMES:
-        raise ValueError(f"the value trainer learns the values of {' and '.join(VALUE_GAMES)}; {game_id(game)} has "
+    entry = envs.game(game)
+    if entry.name not in VALUE_GAMES:
+        raise ValueError(f"the value trainer learns the values of {' and '.join(VALUE_GAMES)}; {entry.id} has "
                          f"the other trainers")
-    run = start_run(game, out, seed, {}, eval_episodes, workers, progress)
-    learned = learn(game_name(game), games, seed, run.folder, workers or os.cpu_count() or 1, progress,
+    run = start_run(entry, out, seed, {}, eval_episodes, workers, progress)
+    learned = learn(entry.name, games, seed, run.folder, workers or os.cpu_count() or 1, progress,
                     value_settings)
     # Its budget is games, not steps: the steps are the decisions it learned from.
     steps = learned["decisions"]
