@@ -17,7 +17,8 @@ from pathlib import Path
 import gymnasium as gym
 import numpy as np
 
-from ...envs import GAMES, game, game_id
+from ... import envs
+from ...envs import GAMES, Game
 from ..evaluation.evaluate import EvalResult, evaluate
 
 EVALUATION_SEEDS = 10_000_000  # + the run's seed: the final evaluation's first deal, away from every training deal
@@ -52,8 +53,8 @@ class Learned:
 
 @dataclass
 class Run:
-    """One training run: its folder, the env the learner trains on, the env the final evaluation plays."""
-    env_id: str
+    """One training run: its game, its folder, the env the learner trains on, the env the final evaluation plays."""
+    game: Game
     folder: Path
     seed: int
     env_kwargs: dict  # the evaluation's env
@@ -62,12 +63,17 @@ class Run:
     workers: int | None
     progress: bool
 
+    @property
+    def env_id(self) -> str:
+        """The game's Gymnasium id: the envs are made, and the records written, with it."""
+        return self.game.id
+
     def finish(self, agent, algo: str, title: str, learned: Learned, timesteps_requested: int) -> TrainResult:
         """Evaluate ``agent`` (the saved model, played as any agent) on deals the training never saw; in a
         multi-player game against every built-in opponent; draw the curve and write the record."""
         evaluation = self.evaluate(agent, self.env_kwargs)
         others = {opponent: self.evaluate(agent, {**self.env_kwargs, "opponent": opponent}).as_dict()
-                  for opponent in game(self.env_id).built_in_opponents if opponent != evaluation.opponent}
+                  for opponent in self.game.built_in_opponents if opponent != evaluation.opponent}
         curve_path = self.folder / "learning_curve.png"
         plot_curve(learned.curve, evaluation, f"{title} on {self.env_id}", curve_path)
         options = {key: by_name(value) for key, value in self.training_kwargs.items()}
@@ -87,18 +93,19 @@ def start_run(game: str, out, seed: int, env_kwargs: dict | None, eval_episodes:
     """The run's folder (``out``, by default ``runs/<Game>-v0``), made now that the options are checked. In a
     multi-player game the evaluation rotates the learner's seat, so with ``seat_drawn`` the learner trains in a
     seat drawn per game."""
-    env_id = game_id(game)
+    entry = envs.game(game)
     env_kwargs = dict(env_kwargs or {})
-    training_kwargs = training_options(env_id, env_kwargs) if seat_drawn else env_kwargs
-    folder = Path(out or Path("runs") / env_id.split("/")[-1])
+    training_kwargs = training_options(entry, env_kwargs) if seat_drawn else env_kwargs
+    folder = Path(out or Path("runs") / entry.label)
     folder.mkdir(parents=True, exist_ok=True)
-    return Run(env_id, folder, seed, env_kwargs, training_kwargs, eval_episodes, workers, progress)
+    return Run(entry, folder, seed, env_kwargs, training_kwargs, eval_episodes, workers, progress)
 
 
-def training_options(env_id: str, env_kwargs: dict | None) -> dict:
-    """The env options the learner trains on: ``env_kwargs``, and in a multi-player game a seat drawn per game."""
+def training_options(game: str | Game, env_kwargs: dict | None) -> dict:
+    """The env options the learner trains on in ``game`` (any of its names, or its ``Game``): ``env_kwargs``, and
+    in a multi-player game a seat drawn per game."""
     env_kwargs = dict(env_kwargs or {})
-    if not game(env_id).multiplayer:
+    if not envs.game(game).multiplayer:
         return env_kwargs
     if "seat" in env_kwargs:
         raise ValueError("train seats the learner at random in every game (the evaluation rotates the seat); "
@@ -138,7 +145,7 @@ def by_name(option):
 
 def native_vector_env(env_id: str, n_envs: int, env_kwargs: dict):
     """The game's native vector env of ``n_envs`` games, or a ValueError naming the games that have one."""
-    if game(env_id).vector_env is None:
+    if envs.game(env_id).vector_env is None:
         raise ValueError(f"{env_id} has no native vector env; the games that have one: "
                          f"{', '.join(g.name for g in GAMES.values() if g.vector_env)}")
     return gym.make_vec(env_id, num_envs=n_envs, vectorization_mode="vector_entry_point", **env_kwargs)
