@@ -301,9 +301,10 @@ def ppo_settings(game: str, n_envs: int | None, env_kwargs: dict, changes: dict,
         raise ValueError("teacher_coef and teacher_decay go with a teacher")
     if teacher is not None:
         changes = {"teacher_coef": TEACHER_COEF, "teacher_decay": TEACHER_DECAY, **changes}
+    env_id = game_id(game)
     if not read_plain:
-        changes = {**changes, "read_from": plain_size(game, env_kwargs)}
-    fields = action_fields(game, env_kwargs)
+        changes = {**changes, "read_from": plain_size(env_id, env_kwargs)}
+    fields = action_fields(env_id, env_kwargs)
     return Settings(**{"num_envs": n_envs or Settings.num_envs, "action_fields": fields,
                        **({"hidden": SUMMARY_HIDDEN} if fields else {}), **changes})
 
@@ -314,25 +315,25 @@ def ran(learned: dict, hyperparameters: dict, seconds: float) -> Learned:
     return Learned(Path(learned["model_path"]), learned["timesteps"], hyperparameters, seconds, curve)
 
 
-def action_fields(game: str, env_kwargs: dict) -> int:
+def action_fields(env_id: str, env_kwargs: dict) -> int:
     """The fields per action an observation="actions" env ends with (the policy scores each action), else 0."""
     if env_kwargs.get("observation") != "actions":
         return 0
-    env = gym.make(game_id(game))
+    env = gym.make(env_id)
     features = env.unwrapped.features
     env.close()
     if "actions" not in observation_modes(features):
-        raise ValueError(f"{game_id(game)} has no observation='actions': its observations are "
+        raise ValueError(f"{env_id} has no observation='actions': its observations are "
                          f"{observation_modes(features)}")
     return features.ACTION_FIELD_COUNT
 
 
-def plain_size(game: str, env_kwargs: dict) -> int:
+def plain_size(env_id: str, env_kwargs: dict) -> int:
     """The plain observation's size, which a policy that reads the features alone skips."""
     if env_kwargs.get("observation", "plain") == "plain":
         raise ValueError("read_plain=False goes with the project's own PPO on observation='features' or "
                          "'actions': with the plain observation alone there would be nothing to read")
-    env = gym.make(game_id(game)).unwrapped
+    env = gym.make(env_id).unwrapped
     size = observation_size(env.rules, env.features, "plain")
     env.close()
     return size
