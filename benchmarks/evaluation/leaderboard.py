@@ -127,7 +127,7 @@ def _agent(name: str, game: str, ppo_models: dict):
     return name if name == "random" else make_agent(name, game)
 
 
-def by_name(ppo_models: dict | None) -> dict:
+def by_game_name(ppo_models: dict | None) -> dict:
     """``ppo_models`` keyed by the games' short names, whichever names they were given by."""
     return {envs.game(game).name: model for game, model in (ppo_models or {}).items()}
 
@@ -148,7 +148,7 @@ def plan(episodes: int = LEADERBOARD_EPISODES, games=None, agents=AGENT_ORDER, p
     if search_episodes is not None and search_episodes < 1:
         raise ValueError(f"search_episodes must be at least 1, got {search_episodes}")
     games = [envs.game(game).name for game in (games or GAMES)]
-    ppo_models = by_name(ppo_models)
+    ppo_models = by_game_name(ppo_models)
     limited = only_on()
     for name in agents:
         if name not in AGENT_ORDER + LEARNED + tuple(limited):
@@ -182,7 +182,7 @@ def run(episodes: int = LEADERBOARD_EPISODES, seed: int = 0, workers: int | None
     ``LEADERBOARD_SEARCH_EPISODES``): the first deals of the same sequence. Returns an ``EvalResult`` per row
     played and a ``Skipped`` per row that could not be. ``backend`` and ``address``: as ``evaluate`` takes them.
     """
-    ppo_models = by_name(ppo_models)
+    ppo_models = by_game_name(ppo_models)
     rows = plan(episodes, games, agents, ppo_models, search_episodes)
     played = [row for row in rows if isinstance(row, Row)]
     # One line for the whole run: the row being played, and the time left weighted by what each episode costs.
@@ -231,7 +231,7 @@ def trained_how(record: dict) -> str:
 
 def learned_notes(results: list, ppo_models: dict | None = None) -> list:
     """A line for each game with learned rows: which policy (or value) they played, and how it was trained."""
-    ppo_models = by_name(ppo_models)
+    ppo_models = by_game_name(ppo_models)
 
     def games_of(agents) -> list:
         return list(dict.fromkeys(envs.game(r.game).name for r in results
@@ -308,7 +308,7 @@ def chart(results: list, path: Path) -> None:
     import matplotlib.pyplot as plt
 
     results = [r for r in results if isinstance(r, EvalResult)]
-    labels = [f"{r.game.split('/')[-1].removesuffix('-v0')}\n{r.agent}" + (f" vs {r.opponent}" if r.opponent else "")
+    labels = [f"{envs.game(r.game).label.removesuffix('-v0')}\n{r.agent}" + (f" vs {r.opponent}" if r.opponent else "")
               for r in results]
     rates = [100 * r.win_rate for r in results]
     errors = [[100 * max(0.0, r.win_rate - r.win_low) for r in results],
