@@ -117,11 +117,6 @@ def game_id(name: str | Game) -> str:
     return game(name).id
 
 
-def game_name(name: str | Game) -> str:
-    """The short name of a game (its folder: ``dungeon_solitaire``) given by any name ``game`` takes."""
-    return game(name).name
-
-
 def game_module(name: str | Game, part: str, required: bool = True):
     """``Game.module`` of the game given by any name ``game`` takes."""
     return game(name).module(part, required)
@@ -136,5 +131,5 @@ def register(entry: Game) -> None:
 for _game in GAMES.values():
     register(_game)
 
-__all__ = ["GAMES", "Game", "game", "game_id", "game_name", "game_module", "register", "IllegalActionError",
+__all__ = ["GAMES", "Game", "game", "game_id", "game_module", "register", "IllegalActionError",
            "EpisodeOverError"]
