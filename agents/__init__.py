@@ -97,11 +97,11 @@ def make_agent(name: str, game: str | None = None, seed: int | None = None) -> A
     if lowered == "random":
         return RandomAgent(seed)
     if lowered.startswith("ppo:"):
-        return saved_policy(key[4:], seed)
+        return saved_policy(key[4:], seed, game)
     if lowered.startswith("search-ppo:"):
         if game is None:
             raise ValueError("the search agent depends on the game: name one")
-        return search_agent(game, seed, saved_policy(key[len("search-ppo:"):]))
+        return search_agent(game, seed, saved_policy(key[len("search-ppo:"):], game=game))
     if lowered.startswith("value:") or lowered == "value":
         return value_agent(game, key[6:] or None)
     if lowered.startswith("search-value:") or lowered == "search-value":
@@ -189,13 +189,14 @@ def search_agent(game: str, seed: int | None = None, learned=None, roles: tuple 
     return SearchAgent(rollout=rollout, prior=prior, proposer=proposer, seed=seed, **{**settings, **changes})
 
 
-def saved_policy(path: str, seed: int | None = None):
-    """The agent that plays a saved policy: a ``.npz`` with numpy, a ``model.pt`` or ``.zip`` with torch."""
+def saved_policy(path: str, seed: int | None = None, game: str | None = None):
+    """The agent that plays a saved policy: a ``.npz`` with numpy, a ``model.pt`` or ``.zip`` with torch. Given a
+    ``game``, a policy whose record names another game is refused (a ``ValueError`` naming both)."""
     if path.endswith(".npz"):
-        return PolicyAgent(path, seed=seed)
+        return PolicyAgent(path, seed=seed, game=game)
     from .network import PPOAgent
 
-    return PPOAgent(path, seed=seed)
+    return PPOAgent(path, seed=seed, game=game)
 
 
 __all__ = ["Agent", "RandomAgent", "PolicyAgent", "AGENTS", "NAMED_HEURISTICS", "VALUE_GAMES", "make_agent",

@@ -4,11 +4,15 @@ Importing this module imports torch (the ``rl`` extra)."""
 
 from __future__ import annotations
 
+import json
+import pickle
 from pathlib import Path
 
 import numpy as np
 import torch
 from torch import nn
+
+from .policy import check_trained_on
 
 
 def _layer(size_in: int, size_out: int, gain: float) -> nn.Linear:
@@ -98,13 +102,20 @@ class MaskedPolicy(nn.Module):
 
 
 def save_policy(policy, path, record: dict) -> None:
-    """The policy's weights, its shape and ``record`` (what it was trained on) in one file."""
-    torch.save({"shape": policy.shape, "state_dict": policy.state_dict(), "record": record}, path)
+    """The policy's weights, its shape and ``record`` (what it was trained on) in one file. The record is kept to
+    plain JSON values, as a ``.npz`` policy's is: ``load_policy`` reads nothing else."""
+    plain = json.loads(json.dumps(record, default=str))
+    torch.save({"shape": policy.shape, "state_dict": policy.state_dict(), "record": plain}, path)
 
 
 def load_policy(path):
-    """(policy, record) from a file ``save_policy`` wrote."""
-    saved = torch.load(path, map_location="cpu", weights_only=False)
+    """(policy, record) from a file ``save_policy`` wrote. The file is read as data (tensors, numbers, text, lists
+    and dicts) and never run: a pickle that would build anything else is refused with a ``ValueError``."""
+    try:
+        saved = torch.load(path, map_location="cpu", weights_only=True)
+    except pickle.UnpicklingError as error:
+        raise ValueError(f"{path} is not a policy tabletop-gym train saved: it holds objects other than weights and "
+                         f"plain values, which loading would run (refused; {str(error).splitlines()[0]})") from None
     policy = MaskedPolicy(**saved["shape"])
     policy.load_state_dict(saved["state_dict"])
     policy.eval()
@@ -115,12 +126,14 @@ class PPOAgent:
     """Plays a saved policy, always through the action mask: a ``.pt`` file of the project's own PPO or a
     MaskablePPO ``.zip``. ``deterministic`` plays the most likely legal action; otherwise one is sampled.
 
-    The model is loaded lazily and not pickled, so the agent can be sent to evaluation workers by path.
+    The model is loaded lazily and not pickled, so the agent can be sent to evaluation workers by path. A ``.pt``
+    file is read once when the agent is built as well, so that a file that is no policy, or a policy of another
+    ``game`` than the one named, is refused at once rather than at the first move.
     """
 
     name = "ppo"
 
-    def __init__(self, path, deterministic: bool = True, seed=None):
+    def __init__(self, path, deterministic: bool = True, seed=None, game: str | None = None):
         self.path = str(path)
         if not Path(self.path).exists() and not Path(self.path + ".zip").exists():
             raise ValueError(f"no saved model at {self.path}")
@@ -129,6 +142,8 @@ class PPOAgent:
         self._model = None
         self._generator = None
         self._seed = seed
+        if self.own:
+            check_trained_on(load_policy(self.path)[1], game, self.path)
 
     @property
     def model(self):

@@ -16,7 +16,9 @@ entries (``MaskedPolicy(read_from=k)``) holds ``read_from``.
 from __future__ import annotations
 
 import json
+import zipfile
 from importlib import import_module
+from math import prod
 from pathlib import Path
 
 import numpy as np
@@ -25,6 +27,13 @@ from ..envs.core.env import observation_modes, observation_size, with_features
 
 MODELS = Path(__file__).parent / "models"
 SCRATCH = "scratch"  # the folder in MODELS of the policies learned from scratch
+
+# What a saved policy or value may be, checked before its arrays are read: a file declares each array's shape in
+# its header, and numpy allocates what the header says. The shipped policies have layers of 256 units at most and
+# arrays of under half a MB; these caps leave room for much larger trained ones and refuse a file that would make
+# a load allocate gigabytes.
+MAX_LAYER_WIDTH = 4096  # units in one layer: its weight's rows
+MAX_SAVED_BYTES = 16 * 2**20  # what all of a file's arrays take in memory together (4M float32 numbers)
 
 
 def committed_model(game: str, from_scratch: bool = False) -> Path:
@@ -44,17 +53,35 @@ class PolicyNetwork:
     (``policy_arrays``), or a path to one."""
 
     def __init__(self, arrays):
+        source = "the saved policy" if isinstance(arrays, dict) else str(arrays)
         arrays = saved_arrays(arrays)
-        self.obs_scale = arrays["obs_scale"].astype(np.float32)
-        self.layers = mlp_layers(arrays, "")
-        self.scorer = mlp_layers(arrays, "score_")
+        self.obs_scale = arrays["obs_scale"].astype(np.float32).reshape(-1)
+        self.layers = mlp_layers(arrays, "", source)
         self.action_fields = int(arrays["action_fields"]) if "action_fields" in arrays else 0
+        self.scorer = mlp_layers(arrays, "score_", source) if self.action_fields else []
         self.read_from = int(arrays["read_from"]) if "read_from" in arrays else 0
         self.record = json.loads(str(arrays["record"]))
         self.obs_size = len(self.obs_scale)
         self.table_size = self.read_from + self.layers[0][0].shape[1]  # where the table ends
         self.num_actions = ((self.obs_size - self.table_size) // self.action_fields if self.action_fields
                             else self.layers[-1][0].shape[0])
+        self.check_shapes(source)
+
+    def check_shapes(self, source: str) -> None:
+        """A ``ValueError`` naming ``source`` unless the layers fit the observation and one another."""
+        fields = self.obs_size - self.table_size  # the observation's entries after the table: each action's fields
+        if self.read_from < 0 or fields < 0 or (fields and not self.action_fields):
+            raise ValueError(f"{source}'s first layer reads {self.layers[0][0].shape[1]} entries from entry "
+                             f"{self.read_from}; its observation has {self.obs_size}")
+        if not self.action_fields:
+            return
+        if self.action_fields < 0 or fields % self.action_fields:
+            raise ValueError(f"{source} scores actions of {self.action_fields} fields; its observation has "
+                             f"{fields} after the table")
+        reads, summary = self.scorer[0][0].shape[1], self.layers[-1][0].shape[0]
+        if reads != summary + self.action_fields or self.scorer[-1][0].shape[0] != 1:
+            raise ValueError(f"{source}'s scorer reads {reads} entries and gives {self.scorer[-1][0].shape[0]}; "
+                             f"it takes the summary's {summary} and an action's {self.action_fields}, and gives 1")
 
     def logits(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         x = np.asarray(observations, dtype=np.float32).reshape(-1, self.obs_size) * self.obs_scale
@@ -71,11 +98,37 @@ class PolicyNetwork:
 
 
 def saved_arrays(arrays) -> dict:
-    """The arrays of a saved ``.npz`` file given by its path (or already loaded: returned as they are)."""
+    """The arrays of a saved ``.npz`` file given by its path (or already loaded: returned as they are); a
+    ``ValueError`` naming the file if it is no ``.npz`` or declares more than ``MAX_SAVED_BYTES``, before any array
+    is read."""
     if isinstance(arrays, dict):
         return arrays
+    declared = declared_bytes(arrays)
+    if declared > MAX_SAVED_BYTES:
+        raise ValueError(f"{arrays} declares arrays of {declared:,} bytes; a saved policy or value holds at most "
+                         f"{MAX_SAVED_BYTES:,}")
     with np.load(arrays, allow_pickle=False) as saved:
         return {key: saved[key] for key in saved.files}
+
+
+HEADER_READERS = {(1, 0): np.lib.format.read_array_header_1_0, (2, 0): np.lib.format.read_array_header_2_0}
+
+
+def declared_bytes(path) -> int:
+    """The bytes that the arrays of the ``.npz`` at ``path`` take once loaded, as their headers declare them."""
+    total = 0
+    try:
+        with zipfile.ZipFile(path) as archive:
+            for name in archive.namelist():
+                with archive.open(name) as member:
+                    version = np.lib.format.read_magic(member)
+                    if version not in HEADER_READERS:
+                        raise ValueError(f"{name} is an .npy of version {version}")
+                    shape, _, dtype = HEADER_READERS[version](member)
+                total += prod(shape) * dtype.itemsize
+    except (zipfile.BadZipFile, ValueError, OSError) as error:
+        raise ValueError(f"{path} is not a saved policy or value (.npz): {error}") from None
+    return total
 
 
 class ValueNetwork:
@@ -84,8 +137,11 @@ class ValueNetwork:
     output, and ``record`` (how it was trained). ``arrays`` are a saved file's, or a path to one."""
 
     def __init__(self, arrays):
+        source = "the saved value" if isinstance(arrays, dict) else str(arrays)
         arrays = saved_arrays(arrays)
-        self.layers = mlp_layers(arrays)
+        self.layers = mlp_layers(arrays, "", source)
+        if self.layers[-1][0].shape[0] != 1:
+            raise ValueError(f"{source}'s last layer gives {self.layers[-1][0].shape[0]} outputs; a value gives 1")
         self.record = json.loads(str(arrays["record"]))
         self.field_count = self.layers[0][0].shape[1]
 
@@ -107,11 +163,30 @@ def saved_value(path: str, network: ValueNetwork | None, field_count: int, field
     return network
 
 
-def mlp_layers(arrays: dict, prefix: str = "") -> list:
-    """The (weight, bias) pairs of a saved MLP, in order: ``{prefix}weight_0``, ``{prefix}bias_0``, ..."""
+def mlp_layers(arrays: dict, prefix: str = "", source="the saved arrays") -> list:
+    """The (weight, bias) pairs of a saved MLP, in order: ``{prefix}weight_0``, ``{prefix}bias_0``, ...; a
+    ``ValueError`` naming ``source`` (the file) where a layer is missing, does not read what the layer before it
+    gives, or is wider than ``MAX_LAYER_WIDTH``."""
     count = sum(1 for key in arrays if key.startswith(prefix + "weight_"))
-    return [(arrays[f"{prefix}weight_{i}"].astype(np.float32), arrays[f"{prefix}bias_{i}"].astype(np.float32))
-            for i in range(count)]
+    layers = []
+    for i in range(count):
+        name = f"{prefix}weight_{i}"
+        if name not in arrays or f"{prefix}bias_{i}" not in arrays:
+            raise ValueError(f"{source} has no {name} or {prefix}bias_{i}: its layers are not numbered 0 to "
+                             f"{count - 1}")
+        weight, bias = np.asarray(arrays[name]), np.asarray(arrays[f"{prefix}bias_{i}"])
+        if weight.ndim != 2 or bias.shape != weight.shape[:1]:
+            raise ValueError(f"{source}'s {name} has shape {weight.shape} and its bias {bias.shape}: not a layer")
+        if weight.shape[0] > MAX_LAYER_WIDTH:
+            raise ValueError(f"{source}'s {name} has {weight.shape[0]:,} units; a layer has at most "
+                             f"{MAX_LAYER_WIDTH:,}")
+        if layers and weight.shape[1] != layers[-1][0].shape[0]:
+            raise ValueError(f"{source}'s {name} reads {weight.shape[1]} entries; the layer before gives "
+                             f"{layers[-1][0].shape[0]}")
+        layers.append((weight.astype(np.float32), bias.astype(np.float32)))
+    if not layers:
+        raise ValueError(f"{source} has no {prefix}weight_0: no layers")
+    return layers
 
 
 def mlp_forward(layers, x: np.ndarray) -> np.ndarray:
@@ -129,12 +204,14 @@ class PolicyAgent:
 
     name = "ppo"
 
-    def __init__(self, path, deterministic: bool = True, seed: int | None = None, network: PolicyNetwork = None):
+    def __init__(self, path, deterministic: bool = True, seed: int | None = None, network: PolicyNetwork = None,
+                 game: str | None = None):
         self.path = str(path)
         if network is None and not Path(self.path).is_file():
             raise ValueError(f"no saved policy at {self.path}")
         self.network = network or PolicyNetwork(self.path)
         self.record = self.network.record
+        check_trained_on(self.record, game, self.path)
         self.feature_module = _feature_module(self.record, self.network.obs_size)
         self._features = None  # that features module, found at the first use (not pickled)
         self.deterministic = deterministic
@@ -174,6 +251,18 @@ class PolicyAgent:
 
     def act(self, observation, action_mask) -> int:
         return int(self.act_batch(np.asarray(observation)[None], np.asarray(action_mask)[None])[0])
+
+
+def check_trained_on(record: dict, game: str | None, path: str) -> None:
+    """A ``ValueError`` naming both games if the policy at ``path`` was trained on another game than ``game`` (by
+    its ``record``); nothing if no game is named or the record names none."""
+    if game is None or "game" not in record:
+        return
+    from ..envs import game as game_entry
+
+    trained_on, playing = game_entry(record["game"]), game_entry(game)
+    if trained_on.name != playing.name:
+        raise ValueError(f"the policy at {path} was trained on {trained_on.name}; it cannot play {playing.name}")
 
 
 def _feature_module(record: dict, obs_size: int) -> str | None:

@@ -122,7 +122,7 @@ class Row:
 
 def _agent(name: str, game: str, ppo_models: dict):
     if name in LEARNED and game in ppo_models:
-        learned = saved_policy(str(ppo_models[game]))
+        learned = saved_policy(str(ppo_models[game]), game=game)
         return learned if name == "ppo" else search_agent(game, learned=learned)
     return name if name == "random" else make_agent(name, game)
 
