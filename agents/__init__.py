@@ -25,7 +25,8 @@ DESCRIPTIONS = {
     "search-ppo": "the search agent on the game's learned policy: its prior and playout policy, or the namer of the "
                   "actions worth searching",
     "value": "the heuristic with a learned value where it had a rule of thumb, in agents/models/value/",
-    "ppo:<path>": "a saved policy: policy.npz or model.pt (tabletop-gym train), or a MaskablePPO model.zip (--algo sb3)",
+    "ppo:<path>": "a saved policy: policy.npz or model.pt (tabletop-gym train), or a MaskablePPO model.zip "
+                  "(--algo sb3: a pickle, so a model file from elsewhere is code: load only your own)",
     "search-ppo:<path>": "the search agent on a saved policy (policy.npz or model.pt), in the roles search-ppo gives it",
     "search-value": "the search agent with the value agent's choice standing unless beaten",
     "value:<path>": "a saved value (value.npz of tabletop-gym train <game> --algo value)",
