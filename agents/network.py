@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import pickle
+import re
 from pathlib import Path
 
 import numpy as np
@@ -114,8 +115,10 @@ def load_policy(path):
     try:
         saved = torch.load(path, map_location="cpu", weights_only=True)
     except pickle.UnpicklingError as error:
+        named = re.search(r"GLOBAL (\S+)", str(error))  # what the file would have built, where torch names it
         raise ValueError(f"{path} is not a policy tabletop-gym train saved: it holds objects other than weights and "
-                         f"plain values, which loading would run (refused; {str(error).splitlines()[0]})") from None
+                         f"plain values{f' ({named.group(1)})' if named else ''}, and loading it would run code "
+                         f"(refused)") from None
     policy = MaskedPolicy(**saved["shape"])
     policy.load_state_dict(saved["state_dict"])
     policy.eval()
