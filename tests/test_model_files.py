@@ -90,7 +90,7 @@ def policy_file(path, **arrays):
 
 @pytest.mark.parametrize("arrays, refusal", [
     ({"weight_0": np.zeros((MAX_LAYER_WIDTH + 1, 6)), "bias_0": np.zeros(MAX_LAYER_WIDTH + 1)},
-     f"weight_0 has 4,097 units; a layer has at most {MAX_LAYER_WIDTH:,}"),
+     f"weight_0 has {MAX_LAYER_WIDTH + 1:,} units; a layer has at most {MAX_LAYER_WIDTH:,}"),
     ({"weight_0": np.zeros((8, 6)), "bias_0": np.zeros(8), "weight_1": np.zeros((3, 7)), "bias_1": np.zeros(3)},
      "weight_1 reads 7 entries; the layer before gives 8"),
     ({"weight_0": np.zeros((8, 5)), "bias_0": np.zeros(8)}, "first layer reads 5 entries from entry 0; its "
