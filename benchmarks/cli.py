@@ -481,9 +481,10 @@ def build_parser() -> argparse.ArgumentParser:
                            help="a tabletop-gym ceiling --json file (default: the verdicts that ship, if they "
                                 "cover the record's deals)")
     reporting.add_argument("--agent", default=None,
-                           help="the agent of the record: replays its game on --deal beside the winning line")
+                           help="the agent of the record: replays its game on --deal beside the winning line "
+                                "(default: the agent the record names)")
     reporting.add_argument("--deal", type=int, default=None,
-                           help="with --agent: the deal to replay (default: the first winnable deal it lost)")
+                           help="the deal to replay (default: the first winnable deal it lost)")
 
     comparing = command("compare", "two eval --record files deal by deal: the deals won by one agent alone and by "
                                    "the other alone, with a sign test, and the scores' mean difference", cmd_compare)
