@@ -296,7 +296,9 @@ class TabletopEnv(HoldsOneGame, gym.Env):
         return self.rules.play(state, action, self.np_random, self.skip_forced)
 
     def _action_index(self, action) -> int | None:
-        """The action as an index into ``action_names``, or None if it is not one."""
+        """The action as an index into ``action_names``, or None if it is not one: an integer (Python's or numpy's,
+        not a bool) in range. A float is not one, a whole one included, as Gymnasium's ``Discrete.contains`` has it
+        (and as the vector env reads each entry of its action array)."""
         if type(action) is int or type(action) is np.int64:  # the common cases, decided at once
             return int(action) if 0 <= action < len(self.action_names) else None
         if isinstance(action, np.ndarray) and action.shape in ((), (1,)):
