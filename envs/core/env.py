@@ -141,7 +141,12 @@ class HoldsOneGame:
     _saved_template = None  # a new game of this env, what a saved game is checked against: dealt once
 
     def clone(self):
-        """An independent copy of this env, its game and its random generator (for search)."""
+        """An independent copy of this env, its game and its random generator.
+
+        Privileged: the copy holds the full state (the deck's order, the face-down cards) and the same generator,
+        so it replays the hidden future exactly. It is for saving and testing; a fair agent plans on
+        ``determinize(rng)`` instead.
+        """
         other = copy.copy(self)
         game = getattr(self, self.game_attribute)
         setattr(other, self.game_attribute, game.copy() if game is not None else None)
@@ -180,7 +185,12 @@ class HoldsOneGame:
 
 
 class TabletopEnv(HoldsOneGame, gym.Env):
-    """Base class of the single-agent games. Subclasses set ``rules``, ``render_text`` and ``draw_picture``."""
+    """Base class of the single-agent games. Subclasses set ``rules``, ``render_text`` and ``draw_picture``.
+
+    ``state`` is the game as the rules hold it, privileged like ``clone()`` and ``get_state()``: the full state,
+    the deck's order included, so that with the env's generator it replays the hidden future exactly. A fair agent
+    reads the observation, the mask and ``describe()``, and plans on ``determinize(rng)``.
+    """
 
     metadata = {"render_modes": ["ansi", "human", "rgb_array"], "render_fps": 2}
     rules: ModuleType
@@ -375,7 +385,12 @@ class TabletopEnv(HoldsOneGame, gym.Env):
         return self._clone_playing(self.rules.determinize(self.state, rng), rng)
 
     def get_state(self) -> dict:
-        """The full state (hidden parts included) and the random generator's state."""
+        """The full state (hidden parts included) and the random generator's state.
+
+        Privileged: it holds the deck's order, the face-down cards and every future draw and roll, so it replays
+        the hidden future exactly. It is for saving and restoring (``set_state``); a fair agent sees only the
+        observation, the mask and ``describe()``, and plans on ``determinize(rng)``.
+        """
         if self.state is None:
             raise gym.error.ResetNeeded("call reset() before get_state()")
         return self._saved_game()
