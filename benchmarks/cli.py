@@ -15,6 +15,7 @@ from ..envs.core.env import observation_modes
 from .evaluation.evaluate import BACKENDS
 from .evaluation.leaderboard import AGENT_ORDER, LEADERBOARD_EPISODES, LEADERBOARD_SEARCH_EPISODES
 from .human.replay import LONGEST_REPLAY_SECONDS
+from .outputs import check_folder, check_output
 
 
 # The optional extras, by the modules they bring (pyproject.toml's optional-dependencies).
@@ -90,6 +91,8 @@ def cmd_eval(args) -> None:
 
     if args.agent.lower().startswith(("ppo:", "search-ppo:")) and not args.agent.endswith(".npz"):
         require("rl", "sb3_contrib")
+    if args.record:
+        check_output(args.record)
     result = evaluate(args.game, args.agent, episodes=args.episodes, seed=args.seed, workers=args.workers,
                       progress=not args.quiet, opponent=args.opponent, num_players=args.players,
                       record=args.record, **_backend(args))
@@ -122,6 +125,9 @@ def cmd_bench(args) -> None:
     from .evaluation.throughput import main as throughput
 
     require("bench", "pygame", "rlcard")
+    for path in (args.out, args.png):
+        if path:
+            check_output(path)
     throughput(duration=args.duration, repeats=args.repeats, games=_names(args.games), out=args.out, png=args.png,
                progress=not args.quiet)
 
@@ -189,6 +195,7 @@ def cmd_train(args) -> None:
 
     require("rl", "torch", "matplotlib", *(["sb3_contrib"] if args.algo == "sb3" else []))
     trainer = trainer_of(args)
+    check_folder(args.out)
     if trainer == "rllib":
         require("ray", "ray")
     if trainer == "value" and args.timesteps is not None:
@@ -254,10 +261,10 @@ def cmd_curves(args) -> None:
 
 
 def cmd_replay(args) -> None:
-    from .human.replay import check_out, replay
+    from .human.replay import FORMATS, replay
 
     require("render", "PIL")
-    check_out(args.out)  # before the episode is played
+    check_output(args.out, FORMATS)  # before the episode is played
     result = replay(args.game, agent=args.agent, seed=args.seed, out=args.out, fps=args.fps,
                     max_steps=args.max_steps, env_kwargs=_table_options(args, game(args.game)))
     print(f"wrote {result}")
@@ -474,9 +481,10 @@ def build_parser() -> argparse.ArgumentParser:
                            help="a tabletop-gym ceiling --json file (default: the verdicts that ship, if they "
                                 "cover the record's deals)")
     reporting.add_argument("--agent", default=None,
-                           help="the agent of the record: replays its game on --deal beside the winning line")
+                           help="the agent of the record: replays its game on --deal beside the winning line "
+                                "(default: the agent the record names)")
     reporting.add_argument("--deal", type=int, default=None,
-                           help="with --agent: the deal to replay (default: the first winnable deal it lost)")
+                           help="the deal to replay (default: the first winnable deal it lost)")
 
     comparing = command("compare", "two eval --record files deal by deal: the deals won by one agent alone and by "
                                    "the other alone, with a sign test, and the scores' mean difference", cmd_compare)

@@ -183,10 +183,9 @@ class SideBySide:
     def masks(self) -> np.ndarray:
         return self.infos["action_mask"]
 
-    def step(self, actions, before=None, single_actions=None) -> list:
-        """One step of every game; ``before(i, single, action)`` is called before single env i's step. The single
-        envs take ``single_actions`` if given (the vector env takes a whole float as its integer, the single env
-        does not), else ``actions``. Returns (game index, the single env's final info) for every game that ended."""
+    def step(self, actions, before=None) -> list:
+        """One step of every game; ``before(i, single, action)`` is called before single env i's step. Returns (game
+        index, the single env's final info) for every game that ended."""
         self.observations, rewards, terminated, truncated, self.infos = self.vector.step(actions)
         assert set(self.infos) == self.keys  # one set of keys on every reset and step
         ended = []
@@ -197,7 +196,7 @@ class SideBySide:
                 reward, ended_here, cut_here = 0.0, False, False
             else:
                 # As given: an entry that names no action is the single env's illegal action too.
-                action = actions[i] if single_actions is None else single_actions[i]
+                action = actions[i]
                 if before is not None:
                     before(i, single, action)
                 single_obs, reward, ended_here, cut_here, single_info = single.step(action)

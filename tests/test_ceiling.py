@@ -4,6 +4,7 @@ leaderboard's ceiling rows and the report."""
 from __future__ import annotations
 
 import json
+import re
 
 import gymnasium as gym
 import numpy as np
@@ -321,3 +322,32 @@ def test_the_report_lists_winnable_deals_lost_and_sets_one_beside_its_winning_li
         other = tmp_path / "dc.json"
         ceiling.ceiling("dead_center", deals=1, workers=1, progress=False).save(other)
         report.report("royal_assassin", str(record), verdicts=str(other))
+
+
+def _lost_record(path, game_id: str, agent: str = "random", deals: int = 20) -> None:
+    """An eval --record file of ``agent`` losing deals 0 to ``deals - 1`` of ``game_id``."""
+    rows = [{"game": game_id, "agent": agent, "seed": seed, "seat": 0, "won": False, "score": 0.0, "length": 1}
+            for seed in range(deals)]
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows))
+
+
+def test_the_report_refuses_a_record_of_another_game(tmp_path, capsys):
+    record = tmp_path / "dead_center.jsonl"
+    _lost_record(record, GAMES["dead_center"].id)
+    refusal = f"{record} holds episodes of {GAMES['dead_center'].id}, not {GAMES['royal_assassin'].id}"
+    with pytest.raises(ValueError, match=re.escape(refusal)):
+        report.report("royal_assassin", str(record))
+    with pytest.raises(ValueError, match=re.escape(refusal)):
+        report.report("royal_assassin", str(record), agent="random")
+    assert cli.main(["report", "royal_assassin", str(record)]) == 2
+    assert refusal in capsys.readouterr().err
+
+
+def test_the_report_replays_the_agent_its_record_names_unless_told_another(tmp_path):
+    record = tmp_path / "random.jsonl"
+    _lost_record(record, GAMES["royal_assassin"].id)
+    first_lost = min(ceiling.shipped("royal_assassin", 0, 20).winnable())
+    assert re.search(rf"deal {first_lost}: random \((won|lost)\) beside a winning line",
+                     report.report("royal_assassin", str(record)))
+    assert re.search(rf"deal {first_lost}: heuristic \((won|lost)\) beside a winning line",
+                     report.report("royal_assassin", str(record), agent="heuristic"))

@@ -19,7 +19,7 @@ from helpers import random_actions, random_legal, same
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tabletop_gym.envs import GAMES, EpisodeOverError, splendor_v0
+from tabletop_gym.envs import GAMES, EpisodeOverError, IllegalActionError, splendor_v0
 
 GAME_IDS = [game.id for game in GAMES.values()]
 CLEAR = (TypeError, ValueError, gym.error.Error, EpisodeOverError)
@@ -354,3 +354,48 @@ def test_a_refused_call_changes_nothing_in_a_vector_env(env_id, mode, data):
     if mode == AutoresetMode.DISABLED and vector._needs_reset.any():
         vector.reset(options={"reset_mask": vector._needs_reset.copy()})
     vector.step(random_actions(rng, vector.action_masks()))  # and it plays on
+
+
+@pytest.mark.parametrize("env_id", GAME_IDS)
+def test_a_whole_float_is_no_action_in_the_single_env(env_id):
+    """As Gymnasium's ``Discrete.contains`` has it, a float names no action, a whole one included: refused with
+    illegal_action="raise" (nothing changed), an illegal action that ends the game by default."""
+    for illegal_action in ("raise", "terminate"):
+        env = gym.make(env_id, illegal_action=illegal_action).unwrapped
+        _, info = env.reset(seed=1)
+        legal = int(np.flatnonzero(info["action_mask"])[0])
+        for action in (float(legal), np.float64(legal), np.array(float(legal))):
+            assert not env.action_space.contains(action)
+            env.reset(seed=1)
+            if illegal_action == "raise":
+                before = env.get_state()
+                with pytest.raises(IllegalActionError):
+                    env.step(action)
+                assert same(env.get_state(), before)
+            else:
+                _, _, terminated, _, info = env.step(action)
+                assert terminated and info["illegal_action"] and not info["won"]
+
+
+@pytest.mark.parametrize("env_id", [game.id for game in GAMES.values() if game.vector_env])
+def test_a_whole_float_is_no_action_in_the_vector_env_either(env_id):
+    """The vector env reads each entry of its action array as the single env reads an action: a float array, whole
+    numbers and all, is refused with illegal_action="raise" and forfeits its games by default; a whole float among
+    integers forfeits its own game only."""
+    vector = gym.make_vec(env_id, num_envs=3, illegal_action="raise")
+    _, infos = vector.reset(seed=1)
+    before = vector_snapshot(vector)
+    actions = random_actions(np.random.default_rng(0), infos["action_mask"])
+    with pytest.raises(IllegalActionError, match="which names no action"):
+        vector.step(actions.astype(np.float64))
+    assert same(vector_snapshot(vector), before)
+
+    vector = gym.make_vec(env_id, num_envs=3)
+    vector.reset(seed=1)
+    _, _, terminated, _, infos = vector.step(actions.astype(np.float64))
+    assert terminated.all() and infos["illegal_action"].all()
+    vector.reset(seed=1)
+    mixed = actions.astype(object)
+    mixed[1] = float(actions[1])
+    _, _, terminated, _, infos = vector.step(mixed)
+    assert infos["illegal_action"].tolist() == [False, True, False] and terminated[1]

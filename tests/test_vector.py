@@ -74,9 +74,9 @@ def test_illegal_and_non_integer_actions_lose_their_own_games_in_every_mode(game
         singles = actions.astype(object)
         if step % 5 == 2:
             singles[step % 6] = ["x", None, -1, 10**6, True, "3"][step % 6] if step % 10 == 2 else 2.5
-            # An array of objects, or of floats (whole ones are actions to the vector env).
+            # An array of objects, or of floats (no float is an action, a whole one included, in either env).
             actions = singles if step % 10 == 2 else singles.astype(np.float64)
-        ended = both.step(actions, single_actions=singles)
+        ended = both.step(actions)
         forfeits += sum(info.get("illegal_action", False) for _, info in ended)
     assert forfeits >= 8
 

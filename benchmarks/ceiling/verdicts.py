@@ -42,6 +42,7 @@ from tqdm import tqdm
 from ... import envs
 from ...envs import GAMES
 from ..evaluation.evaluate import in_workers, wilson_interval
+from ..outputs import check_output
 from .solver import LOST, UNKNOWN, WON, Solver, rules_of, solve_hooks
 
 SHIPPED = Path(__file__).parent / "shipped"
@@ -249,8 +250,8 @@ def ceiling(game: str, deals: int = 100, seed: int = 0, budget: float = DEFAULT_
 def main(game: str, deals: int = 100, seed: int = 0, budget: float = DEFAULT_BUDGET, workers: int | None = None,
          json_path: str | None = None, progress: bool = True) -> Ceiling:
     """The command: solve, print the summary, and write the verdicts to ``json_path`` (gzipped if it ends in .gz)."""
-    if json_path and not Path(json_path).resolve().parent.is_dir():
-        raise ValueError(f"cannot write {json_path}: no folder {Path(json_path).resolve().parent}")
+    if json_path:
+        check_output(json_path)
     result = ceiling(game, deals, seed, budget, workers, progress)
     print(result.summary())
     if json_path:

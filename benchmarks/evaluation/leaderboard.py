@@ -28,6 +28,7 @@ from ... import envs
 from ...envs import GAMES
 from ..ceiling import verdicts as ceiling
 from .evaluate import EvalResult, evaluate
+from ..outputs import check_output
 from ..ceiling.solver import UNKNOWN, WON, proves
 
 # The default rows: the scripted players, then the learned ones, each named as what it is: PPO alone from random
@@ -332,8 +333,8 @@ def main(episodes: int = LEADERBOARD_EPISODES, seed: int = 0, workers: int | Non
          backend: str = "local", address: str | None = None) -> str:
     """Play the leaderboard, print its table, write it to ``out`` and its chart to ``png``; say what was written."""
     for path in (out, png):
-        if path and not Path(path).resolve().parent.is_dir():
-            raise ValueError(f"cannot write {path}: no folder {Path(path).resolve().parent}")
+        if path:
+            check_output(path)
     started = time.perf_counter()
     results = run(episodes, seed, workers, games, agents, ppo_models, progress, search_episodes, backend, address)
     table = markdown(results, seed, learned_notes(results, ppo_models))

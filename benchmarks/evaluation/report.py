@@ -1,12 +1,13 @@
 """An agent's games against the ceiling: which winnable deals it lost, and one of them beside a winning line.
 
     tabletop-gym eval <game> --agent heuristic --episodes 1000 --record heuristic.jsonl
-    tabletop-gym report <game> heuristic.jsonl --agent heuristic
+    tabletop-gym report <game> heuristic.jsonl
 
 The record is ``eval --record``'s (one JSON line a deal: ``seed``, ``won``...); the verdicts are a ``ceiling
 --json`` file, or the ones that ship in ``benchmarks/ceiling/shipped/`` when they cover the record's deals. A winnable
-deal the agent lost is where it has room to improve; with ``--agent`` the report replays the agent on one of them
-and sets its moves beside the winning line, marking the first decision where they part.
+deal the agent lost is where it has room to improve; the report replays the agent on one of them (the agent the
+record names, or ``--agent``) and sets its moves beside the winning line, marking the first decision where they part.
+A record of another game than the one named is refused.
 """
 
 from __future__ import annotations
@@ -18,6 +19,16 @@ from ...envs import GAMES
 from ..ceiling.verdicts import Ceiling, check_game, load, shipped
 from .evaluate import play_episode, read_record
 from ..ceiling.solver import UNKNOWN
+
+
+def agent_of(game: str, rows: list[dict], record: str) -> str | None:
+    """The agent a record of ``game`` names (None where its lines name none, or several); a record of another game
+    is refused, as ``compare`` refuses two records of different games: its deals are not this game's."""
+    others = sorted({row["game"] for row in rows if row.get("game") not in (None, GAMES[game].id)})
+    if others:
+        raise ValueError(f"{record} holds episodes of {' and '.join(others)}, not {GAMES[game].id}")
+    agents = {row.get("agent") for row in rows}
+    return agents.pop() if len(agents) == 1 else None
 
 
 def verdicts_for(game: str, rows: list[dict], path: str | None) -> Ceiling:
@@ -65,6 +76,8 @@ def report(game: str, record: str, verdicts: str | None = None, agent: str | Non
            deal: int | None = None) -> str:
     game = check_game(game)
     rows = read_record(record)
+    recorded = agent_of(game, rows, record)
+    agent = agent if agent is not None else recorded
     ceiling = verdicts_for(game, rows, verdicts)
     by_deal = {v["deal"]: v for v in ceiling.verdicts}
     won = {row["seed"] for row in rows if row["won"]}

@@ -18,7 +18,6 @@ import base64
 import html
 import io
 import json
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -27,6 +26,7 @@ import numpy as np
 
 from ...agents import make_agent
 from ...envs import game_id
+from ..outputs import check_output
 
 FORMATS = (".gif", ".html")
 DEFAULT_MAX_STEPS = 500
@@ -53,21 +53,6 @@ class Replay:
         where = f"{self.path}: " if self.path else ""
         return (f"{where}{len(self.frames)} frames of {self.agent} on {self.env_id} (seed {self.seed}), "
                 f"{len(self.frames) - 1} steps, {end}")
-
-
-def check_out(out) -> str:
-    """The format of ``out`` by its extension; a ValueError, before anything is played, when the extension is
-    not one of ``FORMATS`` or the file cannot be written there."""
-    path = Path(out)
-    suffix = path.suffix.lower()
-    if suffix not in FORMATS:
-        raise ValueError(f"out must end in {' or '.join(FORMATS)}, got {str(out)!r}")
-    folder = path.resolve().parent
-    if not folder.is_dir():
-        raise ValueError(f"cannot write {out}: there is no folder {folder}")
-    if path.is_dir() or not os.access(folder, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
-        raise ValueError(f"cannot write {out}: not a writable file")
-    return suffix
 
 
 def frame_rate(frames: int, fps: float | None = None) -> float:
@@ -223,7 +208,7 @@ def replay(game: str, agent="random", seed: int = 0, out="replay.gif", fps: floa
     this many decisions (None: never); ``env_kwargs``: options of the env (a multi-player game's
     ``opponent``, ``num_players``, ``seat``).
     """
-    kind = check_out(out)
+    kind = check_output(out, FORMATS)
     frame_rate(1, fps)  # a bad fps is refused before the episode is played
     if max_steps is not None and max_steps < 1:
         raise ValueError(f"max_steps must be at least 1, got {max_steps}")

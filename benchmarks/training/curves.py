@@ -17,6 +17,8 @@ from pathlib import Path
 
 import numpy as np
 
+from ..outputs import check_output
+
 
 def read_run(folder) -> dict:
     """A run's curve (steps, win rate, mean score per update) and its record."""
@@ -115,6 +117,9 @@ def markdown(runs: list) -> str:
 
 
 def main(folders, out: str = "learning_curves.png", table: str | None = None) -> str:
+    for path in (out, table):
+        if path:
+            check_output(path)
     runs = [read_run(folder) for folder in folders]
     if not runs:
         raise ValueError("name at least one run folder")

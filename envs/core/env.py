@@ -141,7 +141,12 @@ class HoldsOneGame:
     _saved_template = None  # a new game of this env, what a saved game is checked against: dealt once
 
     def clone(self):
-        """An independent copy of this env, its game and its random generator (for search)."""
+        """An independent copy of this env, its game and its random generator.
+
+        Privileged: the copy holds the full state (the deck's order, the face-down cards) and the same generator,
+        so it replays the hidden future exactly. It is for saving and testing; a fair agent plans on
+        ``determinize(rng)`` instead.
+        """
         other = copy.copy(self)
         game = getattr(self, self.game_attribute)
         setattr(other, self.game_attribute, game.copy() if game is not None else None)
@@ -180,7 +185,12 @@ class HoldsOneGame:
 
 
 class TabletopEnv(HoldsOneGame, gym.Env):
-    """Base class of the single-agent games. Subclasses set ``rules``, ``render_text`` and ``draw_picture``."""
+    """Base class of the single-agent games. Subclasses set ``rules``, ``render_text`` and ``draw_picture``.
+
+    ``state`` is the game as the rules hold it, privileged like ``clone()`` and ``get_state()``: the full state,
+    the deck's order included, so that with the env's generator it replays the hidden future exactly. A fair agent
+    reads the observation, the mask and ``describe()``, and plans on ``determinize(rng)``.
+    """
 
     metadata = {"render_modes": ["ansi", "human", "rgb_array"], "render_fps": 2}
     rules: ModuleType
@@ -296,7 +306,9 @@ class TabletopEnv(HoldsOneGame, gym.Env):
         return self.rules.play(state, action, self.np_random, self.skip_forced)
 
     def _action_index(self, action) -> int | None:
-        """The action as an index into ``action_names``, or None if it is not one."""
+        """The action as an index into ``action_names``, or None if it is not one: an integer (Python's or numpy's,
+        not a bool) in range. A float is not one, a whole one included, as Gymnasium's ``Discrete.contains`` has it
+        (and as the vector env reads each entry of its action array)."""
         if type(action) is int or type(action) is np.int64:  # the common cases, decided at once
             return int(action) if 0 <= action < len(self.action_names) else None
         if isinstance(action, np.ndarray) and action.shape in ((), (1,)):
@@ -373,7 +385,12 @@ class TabletopEnv(HoldsOneGame, gym.Env):
         return self._clone_playing(self.rules.determinize(self.state, rng), rng)
 
     def get_state(self) -> dict:
-        """The full state (hidden parts included) and the random generator's state."""
+        """The full state (hidden parts included) and the random generator's state.
+
+        Privileged: it holds the deck's order, the face-down cards and every future draw and roll, so it replays
+        the hidden future exactly. It is for saving and restoring (``set_state``); a fair agent sees only the
+        observation, the mask and ``describe()``, and plans on ``determinize(rng)``.
+        """
         if self.state is None:
             raise gym.error.ResetNeeded("call reset() before get_state()")
         return self._saved_game()

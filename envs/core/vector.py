@@ -215,8 +215,8 @@ class TabletopVectorEnv(VectorEnv):
     illegal action ended). ``info_of(infos, i)`` gives game i's as the single env's info has them.
 
     A call that raises (a bad seed, option, reset mask or action array) changes nothing: no game, no generator, no
-    mask. An action that names no action (a float that is not whole, a string) is an illegal action of its own
-    game only.
+    mask. An action that names no action (a float, a whole one included, as in the single env and Gymnasium's
+    ``Discrete``; a string) is an illegal action of its own game only.
     """
 
     metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": []}
@@ -602,17 +602,16 @@ class TabletopVectorEnv(VectorEnv):
 
     def _actions(self, actions) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The actions as indices (0 where not one), which of them are actions at all, and the array given: like the
-        single env, an entry that names no action (out of range, not a whole number, not a number) is an illegal
-        action of its own game, not a crash and not the other games' loss."""
+        single env, an entry that names no action (out of range, a float, even a whole one, not a number) is an
+        illegal action of its own game, not a crash and not the other games' loss."""
         given = np.asarray(actions)
         if given.shape != (self.num_envs,):
             raise ValueError(f"actions must be an array of {self.num_envs} actions, got shape {given.shape}")
         n = self.single_action_space.n
         if np.issubdtype(given.dtype, np.integer):
             valid = (given >= 0) & (given < n)
-        elif np.issubdtype(given.dtype, np.floating):
-            with np.errstate(invalid="ignore"):
-                valid = np.isfinite(given) & (given == np.round(given)) & (given >= 0) & (given < n)
+        elif np.issubdtype(given.dtype, np.floating):  # no float names an action, a whole one included
+            valid = np.zeros(self.num_envs, dtype=bool)
         else:  # objects, strings, bools: each entry on its own
             entries = given.tolist()
             valid = np.array([_names_an_action(a, n) for a in entries], dtype=bool)
@@ -628,11 +627,8 @@ class TabletopVectorEnv(VectorEnv):
 
 
 def _names_an_action(entry, n: int) -> bool:
-    """Whether one entry of an action array names one of ``n`` actions: an integer (not a bool) or a whole float."""
+    """Whether one entry of an action array names one of ``n`` actions: an integer (not a bool; not a float, as
+    Gymnasium's ``Discrete.contains`` has it), as the single env reads an action."""
     if isinstance(entry, (bool, np.bool_)):
         return False
-    if isinstance(entry, (int, np.integer)):
-        return 0 <= entry < n
-    if isinstance(entry, (float, np.floating)):
-        return bool(np.isfinite(entry)) and entry == round(entry) and 0 <= entry < n
-    return False
+    return isinstance(entry, (int, np.integer)) and 0 <= entry < n
