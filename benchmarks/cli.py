@@ -12,7 +12,7 @@ from pathlib import Path
 from ..agents import AGENTS, VALUE_GAMES, games_with, make_agent
 from ..envs import GAMES, Game, game
 from ..envs.core.env import observation_modes
-from .evaluation.evaluate import BACKENDS
+from .evaluation.evaluate import BACKENDS, WorkerDied
 from .evaluation.leaderboard import AGENT_ORDER, LEADERBOARD_EPISODES, LEADERBOARD_SEARCH_EPISODES
 from .human.replay import LONGEST_REPLAY_SECONDS
 from .outputs import check_folder, check_output
@@ -535,6 +535,9 @@ def main(argv=None) -> int:
         print(f"tabletop-gym {args.command}: {error} (pip install 'tabletop-gym[{extra}]' brings it)",
               file=sys.stderr)
         return 3
+    except WorkerDied as error:
+        print(f"tabletop-gym {args.command}: {error}", file=sys.stderr)
+        return 1
     except KeyboardInterrupt:
         print("\ninterrupted", file=sys.stderr)
         return 130

@@ -13,8 +13,12 @@ import json
 import math
 import multiprocessing
 import os
+import signal
 import sys
+import threading
+import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import asdict, dataclass, field
 from functools import partial
 
@@ -186,11 +190,19 @@ def one_thread_each():
     return threadpool_limits(1)
 
 
+class WorkerDied(RuntimeError):
+    """A worker process of ``in_workers`` died twice (killed, or out of memory) before its chunks were done."""
+
+
 def in_workers(function, chunks: list, workers: int, on_result=None) -> list:
     """``function(chunk)`` for each of ``chunks`` on ``workers`` processes (in this one for a single worker or
     chunk); the results in the order of ``chunks``. ``on_result(chunk, result)`` is called as each comes in (a
     progress bar). ``function`` and the chunks go to the workers by pickle: a module's function, or a
-    ``functools.partial`` of one."""
+    ``functools.partial`` of one.
+
+    Ctrl-C (or any error) ends the workers at once and the unfinished work is dropped. A worker that dies (killed,
+    or out of memory) takes the unfinished chunks with it: they are played again, once, on fresh workers, and the
+    results are those of an undisturbed run; a second death raises ``WorkerDied``."""
     results = [None] * len(chunks)
     if workers == 1 or len(chunks) == 1:
         with one_thread_each():
@@ -199,15 +211,77 @@ def in_workers(function, chunks: list, workers: int, on_result=None) -> list:
                 if on_result is not None:
                     on_result(chunk, results[i])
         return results
-    with ProcessPoolExecutor(max_workers=min(workers, len(chunks)), mp_context=worker_context(),
-                             initializer=one_thread_each) as pool:
-        futures = {pool.submit(function, chunk): i for i, chunk in enumerate(chunks)}
+    lost = in_pool(function, chunks, list(range(len(chunks))), workers, results, on_result)
+    if lost:
+        print(f"a worker died (perhaps out of memory); retrying its {len(lost)} unfinished chunks once",
+              file=sys.stderr)
+        lost = in_pool(function, chunks, lost, workers, results, on_result)
+    if lost:
+        raise WorkerDied(f"a worker died again (perhaps out of memory): {len(lost)} of {len(chunks)} chunks "
+                         "left unfinished; try fewer workers")
+    return results
+
+
+def in_pool(function, chunks: list, indices: list, workers: int, results: list, on_result) -> list:
+    """``results[i] = function(chunks[i])`` for each of ``indices`` on a pool of up to ``workers`` processes; the
+    indices whose chunks were lost to a worker that died, in order."""
+    before = set(multiprocessing.active_children())  # the pool's processes are the children started after
+    pool = ProcessPoolExecutor(max_workers=min(workers, len(indices)), mp_context=worker_context(),
+                               initializer=start_worker, initargs=(os.getpid(),))
+    lost = []
+    try:
+        futures = {pool.submit(function, chunks[i]): i for i in indices}
         for future in as_completed(futures):
             i = futures[future]
+            if isinstance(future.exception(), BrokenProcessPool):
+                lost.append(i)
+                continue
             results[i] = future.result()
             if on_result is not None:
                 on_result(chunks[i], results[i])
-    return results
+    except BaseException:
+        # Without this the pool's end would wait for every queued chunk to be played (minutes) before the error or
+        # the Ctrl-C got through, only for their results to be thrown away.
+        pool.shutdown(wait=False, cancel_futures=True)
+        end_processes(set(multiprocessing.active_children()) - before)
+        raise
+    pool.shutdown()
+    return sorted(lost)
+
+
+def end_processes(processes) -> None:
+    """Ends ``processes`` at once, mid-chunk (a pool has no public way to end its workers before Python 3.14)."""
+    for process in processes:
+        process.terminate()
+    for process in processes:
+        process.join(timeout=5)
+
+
+def start_worker(main: int) -> None:
+    """A worker's start: its numerical libraries on one thread; Ctrl-C left to the ``main`` process, which ends the
+    workers (a worker interrupted itself would report the interruption as its chunk's result and go on to the next);
+    and a watch that ends it with the main process, so that a main process killed leaves no worker behind."""
+    one_thread_each()
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if os.name == "posix":  # where os.kill(pid, 0) only asks (elsewhere it would end the process)
+        threading.Thread(target=end_with, args=(main,), daemon=True).start()
+
+
+def end_with(main: int) -> None:
+    """Ends this process once the ``main`` process is gone. A worker forked from it is then adopted by another
+    parent; one started by a fork server keeps that server as its parent, so the main process's id is looked for."""
+    parent = os.getppid()
+    while os.getppid() == parent and runs(main):
+        time.sleep(0.5)
+    os._exit(1)
+
+
+def runs(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)  # signal 0 only asks whether the process is there
+    except ProcessLookupError:
+        return False
+    return True
 
 
 BACKENDS = ("local", "ray")
