@@ -17,7 +17,7 @@ from importlib.util import find_spec
 
 import gymnasium as gym
 
-from .core.errors import EpisodeOverError, IllegalActionError
+from .core.errors import BadFileError, EpisodeOverError, IllegalActionError
 
 
 @dataclass(frozen=True)
@@ -132,4 +132,4 @@ for _game in GAMES.values():
     register(_game)
 
 __all__ = ["GAMES", "Game", "game", "game_id", "game_module", "register", "IllegalActionError",
-           "EpisodeOverError"]
+           "EpisodeOverError", "BadFileError"]

@@ -20,3 +20,17 @@ class IllegalActionError(ValueError):
 
 class EpisodeOverError(RuntimeError):
     """A step was asked of a game that has ended; reset() starts a new one."""
+
+
+class BadFileError(ValueError):
+    """A file the project reads (a saved policy, value or network, a record, verdicts, a run folder) that is not
+    what it should be: missing, truncated, of another kind or another game. The message names the file and what is
+    wrong, in one line; the commands print it as it is. A ValueError, so that code catching those still does."""
+
+    def __init__(self, path, problem: str):
+        self.path = str(path)
+        self.problem = problem
+        super().__init__(f"{self.path}: {problem}")
+
+    def __reduce__(self):
+        return type(self), (self.path, self.problem), self.__dict__
