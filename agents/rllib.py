@@ -22,7 +22,9 @@ class RLlibAgent:
     name = "rllib"
 
     def __init__(self, path, seed=None):
-        self.path = Path(path)
+        # RLlib reads a checkpoint by URI, which a relative path is not; resolved now, not when it loads (in a
+        # worker, perhaps, or after the current folder changed).
+        self.path = Path(path).resolve()
         modules = self.path / "learner_group" / "learner" / "rl_module"
         # A single-agent run's policy, or self-play's learner.
         self._module_path = modules / (LEARNER if (modules / LEARNER).is_dir() else "default_policy")

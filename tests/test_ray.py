@@ -5,7 +5,9 @@ not installed; ``.ci/run`` runs these in a venv with ``.[ray,test]`` (``pytest -
 holds that session)."""
 
 import json
+import os
 import sys
+from pathlib import Path
 
 import gymnasium as gym
 import numpy as np
@@ -105,8 +107,13 @@ def trained(tmp_path_factory):
     from tabletop_gym.benchmarks.training.rllib import train
 
     out = tmp_path_factory.mktemp("rllib")
-    result = train("dead_center", timesteps=300, seed=0, n_envs=4, out=str(out), eval_episodes=12, workers=1,
-                   progress=False, env_kwargs={"illegal_action": "raise"}, runners=2)
+    where = os.getcwd()
+    os.chdir(out.parent)  # --out as the command's default is: relative (RLlib takes only absolute paths)
+    try:
+        result = train("dead_center", timesteps=300, seed=0, n_envs=4, out=out.name, eval_episodes=12, workers=1,
+                       progress=False, env_kwargs={"illegal_action": "raise"}, runners=2)
+    finally:
+        os.chdir(where)
     return out, result
 
 
@@ -116,7 +123,7 @@ def test_rllib_trains_on_remote_runners_and_writes_the_run(trained):
     assert result.hyperparameters["runners"] == 2 and result.env_kwargs == {"illegal_action": "raise"}
     assert (out / "checkpoint" / "learner_group").is_dir() and (out / "learning_curve.png").stat().st_size > 0
     record = json.loads((out / "result.json").read_text())
-    assert record["evaluation"]["episodes"] == 12 and record["model_path"] == str(out / "checkpoint")
+    assert record["evaluation"]["episodes"] == 12 and record["model_path"] == str(Path(out.name) / "checkpoint")
 
 
 def test_an_rllib_checkpoint_plays_through_the_agent_protocol(trained, capsys):
@@ -144,6 +151,19 @@ def test_an_rllib_checkpoint_plays_through_the_agent_protocol(trained, capsys):
     assert replay.stat().st_size > 0
     with pytest.raises(ValueError, match="no RLlib checkpoint"):
         make_agent(f"rllib:{out}")
+
+
+def test_an_rllib_checkpoint_loads_from_a_relative_path(trained, monkeypatch):
+    out, _ = trained
+    monkeypatch.chdir(out)
+    from tabletop_gym.agents import make_agent
+
+    agent = make_agent("rllib:checkpoint", "dead_center")
+    monkeypatch.chdir(out.parent)  # the path was resolved when the agent was made, not when it loads
+    masks = np.zeros((1, 33), dtype=bool)
+    masks[0, 7] = True
+    size = gym.make("Tabletop/DeadCenter-v0").observation_space.shape[0]
+    assert agent.act_batch(np.zeros((1, size), dtype=np.float32), masks).tolist() == [7]
 
 
 def test_rllib_options_are_refused_without_the_rllib_backend(capsys):
