@@ -7,7 +7,8 @@ from . import features, render, rules
 
 
 class DeadCenterEnv(TabletopEnv):
-    """
+    """Kill the twelve face-card zombies around a grid of number cards before the draw pile runs out.
+
     ## Description
 
     Dead Center (Wil Su, *Isaludo*, after Tom Francis's Gridcannon) is a solitaire for a 52-card deck

@@ -7,7 +7,8 @@ from . import render, rules
 
 
 class DungeonSolitaireEnv(TabletopEnv):
-    """
+    """Delve into a tomb with a 44-card deck and escape with the four kings before your torches burn out.
+
     ## Description
 
     Dungeon Solitaire: Tomb of Four Kings (Matthew Lowes, revised edition) is a solitaire played with

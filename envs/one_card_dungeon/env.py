@@ -10,7 +10,8 @@ from . import render, rules
 
 
 class OneCardDungeonEnv(TabletopEnv):
-    """
+    """Roll three dice a turn to move, attack and defend through twelve levels, and kill the three dragons.
+
     ## Description
 
     One Card Dungeon (Barny Skinner, 2020; retail edition Little Rocket Games, 2021) is a solo dice

@@ -7,7 +7,8 @@ from . import features, render, rules
 
 
 class RoyalAssassinEnv(TabletopEnv):
-    """
+    """Kill every face card of a 52-card deck with its number cards and a joker before the deck runs out.
+
     ## Description
 
     Royal Assassin (Mark R. Brown, 1996) is a solitaire played with a 52-card deck and a joker, the

@@ -74,7 +74,8 @@ def _stand_in(player):
 
 
 class SplendorEnv(TabletopEnv):
-    """
+    """Take gem tokens, buy development cards and win nobles; at 15 prestige points the round ends, most points win.
+
     ## Description
 
     Splendor (Marc André, Space Cowboys 2014) seen by one player, for single-agent trainers such as
