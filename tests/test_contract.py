@@ -357,3 +357,17 @@ def test_get_state_and_determinize_before_reset_say_reset_is_needed(env_id):
     with pytest.raises(gym.error.ResetNeeded, match=r"call reset\(\) before determinize\(\)"):
         env.determinize(np.random.default_rng(0))
     assert env.clone().state is None  # a clone of an env not yet reset is one too
+
+
+@pytest.mark.parametrize("env_id", GAME_IDS)
+def test_the_privileged_copies_say_so_and_point_a_fair_agent_to_determinize(env_id):
+    """clone(), get_state() and .state replay the hidden future exactly (the round trip above); their docs say
+    they are privileged and that a fair agent plans on determinize(), whose copies agree with what was seen."""
+    env = gym.make(env_id).unwrapped
+    from tabletop_gym.envs.core.env import TabletopEnv
+
+    for text in (type(env).clone.__doc__, type(env).get_state.__doc__, TabletopEnv.__doc__):  # the last: .state
+        assert "privileged" in text.lower() and "determinize" in text, text
+    observation, _ = env.reset(seed=5)
+    fair = env.determinize(np.random.default_rng(1))
+    assert np.array_equal(fair.observe(fair.state), observation)

@@ -367,8 +367,10 @@ class SplendorEnv(TabletopEnv):
         return rules.describe(self.state, seat)
 
     def clone(self):
-        """An independent copy of this env, for search. A copy plays on without the live game, so an opponent
-        that plans on the env it is attached to is played there by the greedy player (``STAND_IN``)."""
+        """An independent copy of this env. Privileged, as the base class's is: it holds the hidden cards and the
+        generator, so it replays the hidden future exactly; a fair agent plans on ``determinize(rng)``. A copy
+        plays on without the live game, so an opponent that plans on the env it is attached to is played there by
+        the greedy player (``STAND_IN``)."""
         other = super().clone()
         other.opponents = [_stand_in(o) for o in self.opponents]
         other._players = [_stand_in(p) for p in self._players]
