@@ -450,3 +450,10 @@ def test_unknown_agents_and_seats_are_named():
             raw.determinize(np.random.default_rng(0), seat=seat)
     with pytest.raises(TypeError, match="rng must be a numpy.random.Generator, got int"):
         raw.determinize(0)
+
+
+def test_the_aec_envs_privileged_copies_say_so():
+    from tabletop_gym.envs.splendor.aec import raw_env
+
+    for member in (raw_env.clone, raw_env.get_state):
+        assert "privileged" in member.__doc__.lower() and "determinize" in member.__doc__, member

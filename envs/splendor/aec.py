@@ -364,8 +364,8 @@ class raw_env(HoldsOneGame, AECEnv):
         return rules.new_game(rng, self.num_players, self.max_rounds, deck=options.get("deck"))
 
     def clone(self):
-        """An independent copy of this env, its game, its random generator and the agents' bookkeeping (for
-        search)."""
+        """An independent copy of this env, its game, its random generator and the agents' bookkeeping.
+        Privileged: it replays the hidden future exactly; a fair agent plans on ``determinize(rng)``."""
         other = super().clone()
         for name in ("agents", "rewards", "_cumulative_rewards", "terminations", "truncations"):
             if hasattr(self, name):
@@ -394,7 +394,8 @@ class raw_env(HoldsOneGame, AECEnv):
                     "agent_selection", "_skip_agent_selection", "_steps")
 
     def get_state(self) -> dict:
-        """The full state (hidden parts included), the agents' bookkeeping and the random generator."""
+        """The full state (hidden parts included), the agents' bookkeeping and the random generator. Privileged:
+        it replays the hidden future exactly; a fair agent plans on ``determinize(rng)``."""
         self._need_reset("get_state")
         saved = self._saved_game()
         for name in self._BOOKKEEPING:

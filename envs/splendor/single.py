@@ -383,6 +383,8 @@ class SplendorEnv(TabletopEnv):
         return other
 
     def get_state(self) -> dict:
+        """The base class's saved game (privileged: it replays the hidden future; a fair agent plans on
+        ``determinize(rng)``), and the learner's seat."""
         saved = super().get_state()
         saved["seat"] = self.seat
         return saved
