@@ -2,8 +2,8 @@
 with one warning that says how to keep it.
 
 Each test runs a fresh Python on a read-only copy of the package, with a home folder it cannot write either (the
-common container setup). As root, permissions are only enforced once root's override of them is dropped
-(``setpriv``), which is what every subprocess here does."""
+common container setup). Root ignores permissions, so a subprocess started as root first drops that override
+(``setpriv``), as an ordinary user would run."""
 
 import os
 import shutil
@@ -32,16 +32,12 @@ pytestmark = pytest.mark.skipif(AS_ROOT and shutil.which("setpriv") is None,
                                 reason="as root, only setpriv makes a folder read-only to this test's Python")
 
 
-def read_only(path: Path) -> None:
+def make_writable(path: Path, writable: bool) -> None:
+    """Every folder and file under ``path`` writable by its owner, or by no one."""
     for folder, _, files in os.walk(path):
         for name in [folder, *(os.path.join(folder, file) for file in files)]:
-            os.chmod(name, os.stat(name).st_mode & ~(stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH))
-
-
-def writable(path: Path) -> None:
-    for folder, _, files in os.walk(path):
-        for name in [folder, *(os.path.join(folder, file) for file in files)]:
-            os.chmod(name, os.stat(name).st_mode | stat.S_IWUSR)
+            mode = os.stat(name).st_mode
+            os.chmod(name, mode | stat.S_IWUSR if writable else mode & ~(stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH))
 
 
 @pytest.fixture(scope="module")
@@ -52,9 +48,9 @@ def install(tmp_path_factory):
     for part in PARTS:
         shutil.copytree(source / part, root / "tabletop_gym" / part, ignore=shutil.ignore_patterns("__pycache__"))
     (root / "home").mkdir()
-    read_only(root)
+    make_writable(root, False)
     yield root
-    writable(root)
+    make_writable(root, True)
 
 
 def run(install: Path, arguments: list[str], cache: Path | None = None) -> subprocess.CompletedProcess:
