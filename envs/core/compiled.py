@@ -3,16 +3,60 @@
 Nothing compiles at import: a function is compiled the first time it is called (then loaded from numba's cache in
 later runs). With ``NUMBA_DISABLE_JIT=1`` every compiled function runs as the plain Python it is written in, which
 is how coverage and debuggers see the rules.
+
+The cache is a convenience, never a condition: where numba can write it nowhere (a read-only install run by a user
+without a writable home), the rules compile in every process, with one warning; a cache file that cannot be read is
+compiled again and written anew, with a warning naming it.
 """
 
 from __future__ import annotations
 
+import functools
+import os
+import warnings
+
 import numba
+from numba.core.caching import FunctionCache
 
 
 def compiled(function):
     """``function`` compiled with numba (no Python objects inside: numbers and numpy arrays only)."""
-    return numba.njit(cache=True)(function)
+    dispatcher = numba.njit(function)
+    if numba.config.DISABLE_JIT:
+        return dispatcher  # the plain Python function
+    try:
+        # What numba.njit(cache=True) does (Dispatcher.enable_caching), with a cache that repairs itself.
+        dispatcher._cache = RepairingCache(function)
+    except RuntimeError:
+        # numba's "no locator available": neither NUMBA_CACHE_DIR, nor the package's __pycache__, nor the home
+        # folder's cache can be written. A temporary cache folder would save nothing for the next run (and would
+        # have to be cleaned up), so the function compiles without a cache, as numba.njit(cache=False) does.
+        warn_without_cache()
+    return dispatcher
+
+
+@functools.cache
+def warn_without_cache():
+    """Once per process, however many functions compile without a cache."""
+    warnings.warn("tabletop-gym: numba cannot write its cache beside the package or in the home folder; compiling "
+                  "without a cache (set NUMBA_CACHE_DIR to a writable folder to keep compiled rules between runs)")
+
+
+class RepairingCache(FunctionCache):
+    """numba's on-disk cache of one function, except that an entry it cannot load (a truncated or otherwise damaged
+    file: numba raises, in every run, until the file is deleted) is compiled again and written over."""
+
+    def load_overload(self, sig, target_context):
+        try:
+            return super().load_overload(sig, target_context)
+        except Exception as error:  # whatever the damage, compiling again is the answer
+            files = os.path.join(self.cache_path, f"{self._impl.filename_base}.*")
+            warnings.warn(f"tabletop-gym: numba's cache files {files} cannot be read "
+                          f"({type(error).__name__}: {error}); compiling {self._py_func.__qualname__} again")
+            # An empty index: the damaged index (which numba's save would read again, and fail) or the index's
+            # entry for the damaged data file is forgotten, and the fresh compile is saved over it.
+            self.flush()
+            return None
 
 
 @compiled
