@@ -36,13 +36,12 @@ def docstring(cls, levels: int = 0) -> str:
 
 
 def game_page(entry, docs: Path) -> str:
-    """The Markdown of one game's page. Paths are relative to the page, which lies in ``docs/games/``."""
+    """The Markdown of one game's page. Paths are relative to the page, which lies in ``docs/games/``; a game
+    without its picture in ``docs/images/`` fails the build (Sphinx warns of a missing image)."""
     title = entry.module("narrate").TITLE
     rules = Path(entry.module("rules").__file__).with_name("RULES.md").resolve()
-    picture = docs / "images" / f"{entry.name}.png"
-    parts = [f"# {title}", "", f"Gymnasium id `{entry.id}`; players: {', '.join(map(str, entry.players))}.", ""]
-    if picture.exists():
-        parts += [f"![{title}](../images/{picture.name})", ""]
+    parts = [f"# {title}", "", f"Gymnasium id `{entry.id}`; players: {', '.join(map(str, entry.players))}.", "",
+             f"![{title}](../images/{entry.name}.png)", ""]  # docs/make_images.py draws it
     if entry.multiplayer:
         aec = entry.aec_module()
         parts += [f"## The single-agent view: `{entry.id}`", "", docstring(entry.env_class, 1), "",
