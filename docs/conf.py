@@ -32,7 +32,22 @@ nb_execution_mode = "off"
 
 autodoc_member_order = "bysource"
 autodoc_typehints = "signature"
-autodoc_default_options = {"members": False}
+
+
+
+def literal_examples(app, what, name, obj, options, lines):
+    """The project's docstrings are plain text, where a block indented under a paragraph is an example (a command,
+    some code): show it as written, as reST's ``::`` would."""
+    for i in range(len(lines) - 1, 0, -1):
+        opens_block = lines[i].startswith("    ") and not lines[i - 1].strip()
+        above = next((line for line in reversed(lines[:i - 1]) if line.strip()), "")
+        if opens_block and above and not above.startswith(" ") and not above.rstrip().endswith("::"):
+            lines[i:i] = ["::", ""]
+
+
+def setup(app):
+    app.connect("autodoc-process-docstring", literal_examples)
+
 
 html_theme = "furo"
 html_title = "tabletop-gym"
