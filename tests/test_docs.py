@@ -105,6 +105,15 @@ def test_each_game_page_shows_its_env_docstring_and_its_rules(site):
             assert f">{section}<" in text, (name, section)
 
 
+def test_the_python_examples_of_the_site_run_as_written():
+    pages = sorted(DOCS.glob("*.md"))
+    blocks = [(page, block) for page in pages
+              for block in re.findall(r"```python\n(.*?)```", page.read_text(encoding="utf-8"), flags=re.S)]
+    assert blocks
+    for page, block in blocks:
+        exec(compile(block, f"{page.name} python block", "exec"), {})
+
+
 def browser():
     """Playwright's Chromium launcher pointed at the system's chromium, or a skip saying what is missing."""
     if importlib.util.find_spec("playwright") is None:
