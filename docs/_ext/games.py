@@ -53,10 +53,16 @@ def game_page(entry, docs: Path) -> str:
 
 
 def index_page() -> str:
-    lines = ["# The games", "", "One page per game, written from its env's docstring and its rules.", "",
-             "```{toctree}", ":maxdepth: 1", ""]
-    lines += list(GAMES)
-    return "\n".join(lines + ["```", ""])
+    """The list of games, a row each, and the toctree of their pages."""
+    lines = ["# The games", "", "A page per game, written from its env's docstring and its rules.", "",
+             "| game | Gymnasium id | players | PettingZoo |", "| --- | --- | --- | --- |"]
+    for name, entry in GAMES.items():
+        title = entry.module("narrate").TITLE
+        players = "-".join(map(str, sorted({min(entry.players), max(entry.players)})))
+        pettingzoo = f"`{entry.aec}`" if entry.aec else ""
+        lines.append(f"| [{title}]({name}.md) | `{entry.id}` | {players} | {pettingzoo} |")
+    lines += ["", "```{toctree}", ":hidden:", "", *GAMES, "```", ""]
+    return "\n".join(lines)
 
 
 def write_pages(app) -> None:
