@@ -11,7 +11,8 @@ import numpy as np
 class Agent(Protocol):
     """Chooses an action index from what the player sees and the legal-action mask."""
 
-    def act(self, observation, action_mask) -> int: ...
+    def act(self, observation, action_mask) -> int:
+        """The index of the action to play, one that ``action_mask`` marks legal."""
 
 
 class RandomAgent:

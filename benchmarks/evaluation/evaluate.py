@@ -51,6 +51,9 @@ def wilson_interval(wins: int, episodes: int, z: float = Z_95) -> tuple[float, f
 
 @dataclass
 class EvalResult:
+    """What ``evaluate`` measured: the wins, the win rate with its Wilson 95% interval (``win_low``, ``win_high``),
+    the mean score and the mean length (the agent's decisions) of an episode."""
+
     game: str
     agent: str
     episodes: int
