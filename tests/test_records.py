@@ -58,6 +58,13 @@ def test_the_record_is_written_as_episodes_finish_then_renamed(tmp_path, whole):
     assert path.read_text() == whole[1] and not partial.exists()
 
 
+def test_a_long_run_is_kept_a_bounded_chunk_at_a_time(monkeypatch):
+    monkeypatch.setattr(evaluation, "LARGEST_CHUNK", 2)
+    finished = []
+    evaluate(GAME, "random", episodes=40, workers=1, progress=False, on_episodes=finished.append)
+    assert finished == [2] * 20  # forty episodes on one worker: five a chunk, but for the cap
+
+
 @pytest.mark.parametrize("error, workers", [(KeyboardInterrupt, 2), (RuntimeError, 1)])
 def test_an_interrupted_or_faulted_run_keeps_its_episodes_and_resumes_to_the_same_record(error, workers, tmp_path,
                                                                                        whole, capsys):
@@ -201,6 +208,7 @@ def line(**changes) -> str:
                                                                   "not a whole number from 0"),
     (HEADER.replace('"agent": "random"', '"agent": null') + line(), "line 1: the unfinished run's agent is None"),
     (b"\xff\xfe\x00", "not UTF-8 text, so not a record"),
+    (HEADER, "holds no episodes, from a run that stopped before it finished one"),
 ])
 def test_a_file_that_is_not_a_record_is_one_bad_file_error(content, problem, tmp_path):
     path = tmp_path / "bad.jsonl"

@@ -307,7 +307,8 @@ def load_record(path, empty: bool = False) -> Record:
         seen.add((row["seed"], row["seat"]))
         rows.append(row)
     if not rows and not empty:
-        raise BadFileError(path, "holds no episodes")
+        raise BadFileError(path, "holds no episodes" + (", from a run that stopped before it finished one"
+                                                        if header is not None else ""))
     rows.sort(key=lambda row: (row["seed"], row["seat"]))  # an unfinished run's are in the order they finished
     return Record(str(path), rows, header)
 
@@ -480,6 +481,8 @@ def runs(pid: int) -> bool:
 
 
 BACKENDS = ("local", "ray")
+# Episodes a chunk at most: what a run interrupted or faulted can lose a worker, the rest being kept in its record.
+LARGEST_CHUNK = 1000
 
 
 def evaluate(game: str, agent="random", episodes: int = 100, seed: int = 0, workers: int | None = None,
@@ -557,7 +560,7 @@ def evaluate(game: str, agent="random", episodes: int = 100, seed: int = 0, work
     results = played_before(record, table, runs) if resume else []
     played = {result[0] for result in results}
     missing = [run for run in runs if run[0] not in played]
-    size = max(1, len(missing) // (workers * 8))
+    size = max(1, min(LARGEST_CHUNK, len(missing) // (workers * 8)))
     chunks = [missing[i:i + size] for i in range(0, len(missing), size)]
     bar = tqdm(total=episodes, initial=len(results), desc=f"{_agent_name(agent)} on {env_id}",
                disable=not progress, unit="ep")
