@@ -147,7 +147,7 @@ def test_the_record_is_checked_before_any_work_and_an_unfinished_run_is_not_thro
     (tmp_path / "r.jsonl.partial").write_text("the episodes of an unfinished run\n")
     with pytest.raises(ValueError, match=r"r.jsonl.partial holds the episodes of a run that did not finish: resume it"):
         run(tmp_path / "r.jsonl")
-    with pytest.raises(ValueError, match="resume goes with record"):
+    with pytest.raises(ValueError, match=r"resume \(--resume\) goes with record \(--record\)"):
         evaluate(GAME, episodes=2, workers=1, progress=False, resume=True)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["r.jsonl.partial"]
 
@@ -343,6 +343,8 @@ def test_the_ceiling_writes_verdicts_as_deals_are_solved_and_resumes_to_the_same
     with pytest.raises(BadFileError, match=rf"{partial}: holds verdicts on dead_center at a budget of 10 s, not on "
                                            "dead_center at 5 s"):
         ceiling.ceiling("dead_center", **{**options, "budget": 5.0}, json_path=path, resume=True)
+    with pytest.raises(ValueError, match=r"resume \(--resume\) goes with json_path \(--json\)"):
+        ceiling.ceiling("dead_center", **options, resume=True)
     calls.clear()
     monkeypatch.setattr(ceiling, "solve_deals", solve)
     assert cli.main(["ceiling", "dead_center", "--deals", "5", "--seed", "10", "--workers", "1", "--quiet",

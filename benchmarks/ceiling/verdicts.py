@@ -340,7 +340,7 @@ def ceiling(game: str, deals: int = 100, seed: int = 0, budget: float = DEFAULT_
             raise ValueError(f"{partial_path(json_path)} holds the verdicts of a run that did not finish: resume it "
                              f"(--resume), or remove it to start again")
     elif resume:
-        raise ValueError("resume goes with json_path: the file whose run to finish")
+        raise ValueError("resume (--resume) goes with json_path (--json): the file whose run to finish")
     workers = min(workers or os.cpu_count() or 1, deals)
     seeds = list(range(seed, seed + deals))
     verdicts = solved_before(json_path, game, budget, seeds) if resume else []

@@ -534,7 +534,7 @@ def evaluate(game: str, agent="random", episodes: int = 100, seed: int = 0, work
             raise ValueError(f"{partial_path(record)} holds the episodes of a run that did not finish: resume it "
                              f"(--resume), or remove it to start again")
     elif resume:
-        raise ValueError("resume goes with record: the file whose run to finish")
+        raise ValueError("resume (--resume) goes with record (--record): the file whose run to finish")
     if isinstance(agent, str):
         make_agent(agent, env_id)  # an unknown name is refused before anything is played
     players = None
