@@ -95,7 +95,7 @@ def cmd_eval(args) -> None:
         check_output(args.record)
     result = evaluate(args.game, args.agent, episodes=args.episodes, seed=args.seed, workers=args.workers,
                       progress=not args.quiet, opponent=args.opponent, num_players=args.players,
-                      record=args.record, **_backend(args))
+                      record=args.record, resume=args.resume, **_backend(args))
     print(result)
     if args.record:
         print(f"wrote {args.record}")
@@ -238,7 +238,7 @@ def cmd_ceiling(args) -> None:
     from .ceiling.verdicts import main as ceiling
 
     ceiling(args.game, deals=args.deals, seed=args.seed, budget=args.budget, workers=args.workers,
-            json_path=args.json, progress=not args.quiet)
+            json_path=args.json, progress=not args.quiet, resume=args.resume)
 
 
 def cmd_report(args) -> None:
@@ -380,7 +380,11 @@ def build_parser() -> argparse.ArgumentParser:
     evaluation.add_argument("--record", default=None, metavar="FILE",
                             help="write each episode's result here (JSON lines: game, agent, the opponent and "
                                  "players of a game of several players, seed, seat, won, score, length), to set "
-                                 "agents side by side with compare")
+                                 "agents side by side with compare; written as episodes finish, to FILE.partial until "
+                                 "the run ends")
+    evaluation.add_argument("--resume", action="store_true",
+                            help="with --record: keep the episodes FILE.partial (or FILE) holds from a run of the same "
+                                 "game, agent and table, and play only the missing seeds")
     _backend_options(evaluation)
 
     board = command("leaderboard", "every agent on every game: markdown table and chart", cmd_leaderboard)
@@ -470,13 +474,18 @@ def build_parser() -> argparse.ArgumentParser:
                       help="seconds of search a deal, after which it counts as unknown")
     ceil.add_argument("--workers", type=int, default=None, help="worker processes (default: one per CPU)")
     ceil.add_argument("--json", default=None, metavar="FILE",
-                      help="write every deal's verdict, line and search size here (gzipped if FILE ends in .gz)")
+                      help="write every deal's verdict, line and search size here (gzipped if FILE ends in .gz); "
+                           "written as deals are solved, to FILE.partial until the run ends")
+    ceil.add_argument("--resume", action="store_true",
+                      help="with --json: keep the verdicts FILE.partial (or FILE) holds from a run of the same game "
+                           "and budget, and solve only the missing deals")
     ceil.add_argument("--quiet", action="store_true", help="no progress bar")
 
     reporting = command("report", "an eval --record file against the ceiling's verdicts: the winnable deals the "
                                   "agent lost, and one of them beside its winning line", cmd_report)
     _game(reporting)
-    reporting.add_argument("record", help="the JSON lines file of tabletop-gym eval --record")
+    reporting.add_argument("record", help="the JSON lines file of tabletop-gym eval --record (or the FILE.partial of "
+                                          "a run that did not finish)")
     reporting.add_argument("--verdicts", default=None, metavar="FILE",
                            help="a tabletop-gym ceiling --json file (default: the verdicts that ship, if they "
                                 "cover the record's deals)")
@@ -489,7 +498,8 @@ def build_parser() -> argparse.ArgumentParser:
     comparing = command("compare", "two eval --record files deal by deal: the deals won by one agent alone and by "
                                    "the other alone, with a sign test, and the scores' mean difference", cmd_compare)
     comparing.add_argument("first", help="the JSON lines file of tabletop-gym eval --record (several, "
-                                         "comma-separated: one evaluation run in pieces)")
+                                         "comma-separated: one evaluation run in pieces; a FILE.partial is read as "
+                                         "far as it goes)")
     comparing.add_argument("second", help="the other agent's, on the same deals (the same --seed)")
 
     curving = command("curves", "learning curves of several training runs, by game: the mean over seeds and the "

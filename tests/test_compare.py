@@ -98,7 +98,7 @@ def test_records_of_other_games_or_opponents_are_not_paired(tmp_path):
 def test_a_file_that_is_not_a_record_is_refused_with_its_line(tmp_path):
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"seed": 0, "seat": 0, "won": true, "score": 1, "length": 3}\n\nnot json\n')
-    with pytest.raises(ValueError, match=r"bad.jsonl, line 3: not JSON"):
+    with pytest.raises(ValueError, match=r"bad.jsonl: line 3: not JSON"):
         read_record(str(bad))
     bad.write_text('{"seed": 0, "won": true}\n')
     with pytest.raises(ValueError, match=r"line 1: not an eval --record line \(no seat, score, length\)"):

@@ -21,16 +21,23 @@ against opponents has none of this kind.
 The verdicts of the README's run ship in ``benchmarks/ceiling/shipped/`` (one file per game and seed range), and the
 leaderboard reads them to put a ``ceiling`` row beside each solitaire's agents, with each agent's share of it and
 the winnable deals it lost.
+
+``ceiling --json FILE`` writes the verdicts as the deals are solved, so that a run interrupted or faulted keeps them:
+until the end they are in ``FILE.partial`` (plain text, whatever FILE's name), a first line naming the run
+(``{"partial": {"seed": ..., "deals": ...}, "game": ..., "budget": ...}``) then one JSON line a verdict in the order
+the chunks finish. At the end FILE is written whole, as ``Ceiling.save`` writes it, and the partial file removed;
+``ceiling(resume=True)`` (``ceiling --resume``) solves only the deals a partial file (or FILE) lacks. A resumed run's
+summary gives no speed: its time was spent in several runs.
 """
 
 from __future__ import annotations
 
 import copy
-import gzip
 import json
 import os
 import statistics
 import time
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -40,8 +47,9 @@ import numpy as np
 from tqdm import tqdm
 
 from ... import envs
-from ...envs import GAMES
-from ..evaluation.evaluate import in_workers, wilson_interval
+from ...envs import GAMES, BadFileError
+from ..evaluation.evaluate import (PartialFile, check_header, in_workers, is_kind, partial_path, read_lines,
+                                   read_text, wilson_interval, write_whole)
 from ..outputs import check_output
 from .solver import LOST, UNKNOWN, WON, Solver, rules_of, solve_hooks
 
@@ -192,20 +200,113 @@ class Ceiling:
                 "budget": self.budget, "summary": self.stats(), "verdicts": self.verdicts}
 
     def save(self, path) -> None:
-        text = json.dumps(self.as_dict(), indent=None, separators=(",", ":"))
-        if str(path).endswith(".gz"):
-            with gzip.open(path, "wt", encoding="utf-8") as out:
-                out.write(text)
+        """The verdicts as JSON (gzipped when ``path`` ends in .gz), written whole under a temporary name first."""
+        write_whole(path, json.dumps(self.as_dict(), indent=None, separators=(",", ":")))
+
+
+# What a verdict holds, and of what kind each value is (``is_kind``'s kinds; the line's moves are strings).
+VERDICT_KINDS = {"deal": "a whole number", "verdict": "a string", "nodes": "a whole number from 0",
+                 "seconds": "a finite number", "line": "a list of moves"}
+
+
+def check_verdict(path, where: str, verdict, game: str) -> dict:
+    """``verdict`` if it is one of ``game``'s deals' verdict (``solve_deals``), else a ``BadFileError`` naming
+    ``where`` it is and what is wrong."""
+    if not isinstance(verdict, dict):
+        raise BadFileError(path, f"{where}: not a verdict (a JSON object a deal)")
+    kinds = dict(VERDICT_KINDS)
+    hooks = solve_hooks(game)
+    if hooks.BEAMS_ONLY:
+        kinds[hooks.SCORE_NAME] = "a finite number"
+    missing = [key for key in kinds if key not in verdict]
+    if missing:
+        raise BadFileError(path, f"{where}: not a verdict (no {', '.join(missing)})")
+    for key, kind in kinds.items():
+        value = verdict[key]
+        if kind == "a list of moves":
+            fits = isinstance(value, list) and all(isinstance(move, str) for move in value)
         else:
-            Path(path).write_text(text, encoding="utf-8")
+            fits = is_kind(value, kind)
+        if not fits:
+            raise BadFileError(path, f"{where}: {key} is {value!r}, not {kind}")
+    if verdict["verdict"] not in (WON, LOST, UNKNOWN):
+        raise BadFileError(path, f"{where}: verdict is {verdict['verdict']!r}, not {WON}, {LOST} or {UNKNOWN}")
+    best = verdict.get("best_score")
+    if best is not None and not is_kind(best, "a finite number"):
+        raise BadFileError(path, f"{where}: best_score is {best!r}, not a finite number or null")
+    return verdict
+
+
+def check_game_of(path, game) -> str:
+    """``game`` if it names a game with a ceiling, else a ``BadFileError``."""
+    if not isinstance(game, str) or game not in GAMES or solve_hooks(game) is None:
+        raise BadFileError(path, f"game is {game!r}, not a game with a ceiling")
+    return game
 
 
 def load(path) -> Ceiling:
-    """A verdict file ``save`` wrote (plain or gzipped JSON)."""
-    opener = gzip.open if str(path).endswith(".gz") else open
-    with opener(path, "rt", encoding="utf-8") as f:
-        data = json.load(f)
-    return Ceiling(data["game"], data["seed"], data["budget"], data["verdicts"])
+    """A verdict file ``save`` wrote (plain or gzipped JSON); a ``BadFileError`` naming what is wrong with a file
+    that is not one (unreadable, cut short, not JSON, a key missing, a value of the wrong kind, deals out of turn),
+    or that is a run's unfinished ``FILE.partial``."""
+    text = read_text(path, "verdicts")
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as error:
+        if text.startswith('{"partial"'):
+            raise BadFileError(path, "the verdicts of a ceiling run that did not finish: finish it with ceiling "
+                                     "--resume") from None
+        raise BadFileError(path, f"not JSON ({error.msg}), so not verdicts") from None
+    if not isinstance(data, dict):
+        raise BadFileError(path, "not verdicts (a JSON object with game, seed, budget and verdicts)")
+    missing = [key for key in ("game", "seed", "budget", "verdicts") if key not in data]
+    if missing:
+        raise BadFileError(path, f"not verdicts (no {', '.join(missing)})")
+    game = check_game_of(path, data["game"])
+    if not is_kind(data["seed"], "a whole number"):
+        raise BadFileError(path, f"seed is {data['seed']!r}, not a whole number")
+    if not is_kind(data["budget"], "a finite number") or data["budget"] <= 0:
+        raise BadFileError(path, f"budget is {data['budget']!r}, not a positive number of seconds")
+    if not isinstance(data["verdicts"], list) or not data["verdicts"]:
+        raise BadFileError(path, "verdicts is not a list of at least one verdict")
+    for i, verdict in enumerate(data["verdicts"]):
+        check_verdict(path, f"verdict {i}", verdict, game)
+        if verdict["deal"] != data["seed"] + i:  # a file covers its deals from seed on, one verdict each in turn
+            raise BadFileError(path, f"verdict {i}: deal {verdict['deal']}, not {data['seed'] + i}")
+    if data.get("deals", len(data["verdicts"])) != len(data["verdicts"]):
+        raise BadFileError(path, f"says {data['deals']} deals but holds {len(data['verdicts'])} verdicts")
+    return Ceiling(game, data["seed"], data["budget"], data["verdicts"])
+
+
+def solved_before(path, game: str, budget: float, seeds: list) -> list[dict]:
+    """The verdicts on ``seeds`` that an earlier run on ``game`` with ``budget`` left in ``path``'s partial file, or
+    in ``path`` when it has none (the run may be longer now); none when there is neither. Verdicts of another game,
+    budget or deals are refused."""
+    partial = partial_path(path)
+    if os.path.exists(partial):
+        header, items = read_lines(partial, "verdicts")
+        if header is None:
+            raise BadFileError(partial, "line 1: not the first line of a ceiling run's partial verdicts")
+        check_header(partial, header, {"seed": "a whole number", "deals": "a whole number from 0"},
+                     {"budget": "a finite number"})
+        source, said = partial, (check_game_of(partial, header.get("game")), header["budget"])
+        verdicts = [check_verdict(partial, f"line {number}", item, said[0]) for number, item in items]
+    elif os.path.exists(path):
+        earlier = load(path)
+        source, said, verdicts = path, (earlier.game, earlier.budget), earlier.verdicts
+    else:
+        return []
+    if said != (game, budget):
+        raise BadFileError(source, f"holds verdicts on {said[0]} at a budget of {said[1]:g} s, not on {game} at "
+                                   f"{budget:g} s: a run resumes only its own verdicts")
+    seen = set()
+    for verdict in verdicts:
+        if verdict["deal"] in seen:
+            raise BadFileError(source, f"holds deal {verdict['deal']} twice")
+        if not seeds[0] <= verdict["deal"] <= seeds[-1]:
+            raise BadFileError(source, f"holds deal {verdict['deal']}, outside this run's deals ({seeds[0]}-"
+                                       f"{seeds[-1]}): a run resumes only its own verdicts (the same seed)")
+        seen.add(verdict["deal"])
+    return verdicts
 
 
 def shipped(game: str, seed: int, episodes: int) -> Ceiling | None:
@@ -218,8 +319,13 @@ def shipped(game: str, seed: int, episodes: int) -> Ceiling | None:
 
 
 def ceiling(game: str, deals: int = 100, seed: int = 0, budget: float = DEFAULT_BUDGET, workers: int | None = None,
-            progress: bool = True) -> Ceiling:
-    """Solve deals ``seed`` to ``seed + deals - 1`` of ``game`` with ``workers`` processes (default: one per CPU)."""
+            progress: bool = True, json_path=None, resume: bool = False) -> Ceiling:
+    """Solve deals ``seed`` to ``seed + deals - 1`` of ``game`` with ``workers`` processes (default: one per CPU).
+
+    ``json_path``: the file to write the verdicts to (``save``; gzipped if it ends in .gz), checked before any work
+    and written as the deals are solved (the module's docstring). ``resume``: keep the verdicts its partial file (or
+    the file, when there is none) already holds, of the same game and budget, and solve only the other deals;
+    without it a partial file is refused, so that an unfinished run is not thrown away unasked."""
     game = check_game(game)
     if deals < 1:
         raise ValueError(f"deals must be at least 1, got {deals}")
@@ -227,34 +333,56 @@ def ceiling(game: str, deals: int = 100, seed: int = 0, budget: float = DEFAULT_
         raise ValueError(f"budget must be a positive number of seconds, got {budget}")
     if workers is not None and workers < 1:
         raise ValueError(f"workers must be at least 1, got {workers}")
+    if json_path is not None:
+        check_output(json_path)
+        check_output(partial_path(json_path))
+        if not resume and os.path.exists(partial_path(json_path)):
+            raise ValueError(f"{partial_path(json_path)} holds the verdicts of a run that did not finish: resume it "
+                             f"(--resume), or remove it to start again")
+    elif resume:
+        raise ValueError("resume (--resume) goes with json_path (--json): the file whose run to finish")
     workers = min(workers or os.cpu_count() or 1, deals)
     seeds = list(range(seed, seed + deals))
+    verdicts = solved_before(json_path, game, budget, seeds) if resume else []
+    solved = {v["deal"] for v in verdicts}
+    left = [s for s in seeds if s not in solved]
     # Small chunks: a few deals take the whole budget, and should not hold up the rest.
-    size = max(1, min(50, deals // (workers * 20)))
-    chunks = [seeds[i:i + size] for i in range(0, deals, size)]
+    size = max(1, min(50, len(left) // (workers * 20)))
+    chunks = [left[i:i + size] for i in range(0, len(left), size)]
     started = time.perf_counter()
-    verdicts = []
-    bar = tqdm(total=deals, desc=f"ceiling of {GAMES[game].id}", unit="deal", disable=not progress)
+    bar = tqdm(total=deals, initial=len(verdicts), desc=f"ceiling of {GAMES[game].id}", unit="deal",
+               disable=not progress)
+    out = None
+    if json_path is not None:
+        out = PartialFile(json_path, {"partial": {"seed": seed, "deals": deals}, "game": game, "budget": budget},
+                          verdicts, "verdicts")
 
-    def solved(chunk, found):
+    def done(chunk, found):
         verdicts.extend(found)
+        if out is not None:
+            out.add(found)
         bar.update(len(found))
         bar.set_postfix(won=sum(v["verdict"] == WON for v in verdicts))
 
-    in_workers(partial(solve_deals, game, budget=budget), chunks, workers, solved)
-    bar.close()
-    verdicts.sort(key=lambda v: v["deal"])
-    return Ceiling(game, seed, budget, verdicts, time.perf_counter() - started, workers)
+    with out if out is not None else nullcontext():
+        if chunks:
+            in_workers(partial(solve_deals, game, budget=budget), chunks, workers, done)
+        bar.close()
+        verdicts.sort(key=lambda v: v["deal"])
+        # A resumed run's time was spent in several runs: it gives no speed.
+        result = Ceiling(game, seed, budget, verdicts, 0.0 if solved else time.perf_counter() - started, workers)
+        if out is not None:
+            out.finish(result.save)
+    return result
 
 
 def main(game: str, deals: int = 100, seed: int = 0, budget: float = DEFAULT_BUDGET, workers: int | None = None,
-         json_path: str | None = None, progress: bool = True) -> Ceiling:
-    """The command: solve, print the summary, and write the verdicts to ``json_path`` (gzipped if it ends in .gz)."""
+         json_path: str | None = None, progress: bool = True, resume: bool = False) -> Ceiling:
+    """The command: solve, write the verdicts to ``json_path`` (gzipped if it ends in .gz), print the summary."""
     if json_path:
-        check_output(json_path)
-    result = ceiling(game, deals, seed, budget, workers, progress)
+        check_output(json_path)  # before the solvers are even built
+    result = ceiling(game, deals, seed, budget, workers, progress, json_path, resume)
     print(result.summary())
     if json_path:
-        result.save(json_path)
         print(f"wrote {json_path}")
     return result

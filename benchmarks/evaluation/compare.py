@@ -16,7 +16,9 @@ the deals one scored more on, those the other did, and the mean difference a dea
 approximation: a few dozen deals or more).
 
 A side may be several records, comma-separated, such as an evaluation run in pieces (``--seed 0``, then ``--seed
-1000``). Deals that one side played and the other did not are left out, and counted.
+1000``). Deals that one side played and the other did not are left out, and counted. A record of a run that did not
+finish (``FILE.partial``, whose first line names the run: ``benchmarks/evaluation/evaluate.py``) is read as far as it
+goes, and a line says it is partial.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .evaluate import RECORD_TABLE, Z_95, read_record, wilson_interval
+from .evaluate import RECORD_TABLE, Z_95, load_record, wilson_interval
 
 
 def sign_test(first_only: int, second_only: int) -> float:
@@ -56,12 +58,16 @@ def _said(table: tuple) -> str:
 
 
 def read_side(spec: str) -> list[dict]:
-    """The episodes of one side: one record, or several comma-separated; a deal (seed and seat) twice is refused."""
+    """The episodes of one side: one record, or several comma-separated; a deal (seed and seat) twice is refused.
+    A partial record (of a run that did not finish) is said so, on a line of its own."""
     rows, seen = [], {}
     for path in (part.strip() for part in spec.split(",")):
         if not path:
             raise ValueError(f"{spec!r}: an empty name among the comma-separated records")
-        for row in read_record(path):
+        record = load_record(path)
+        if record.partial:
+            print(record.note())
+        for row in record.rows:
             key = deal_of(row)
             if key in seen:
                 raise ValueError(f"deal {row['seed']} (seat {row['seat']}) is in {seen[key]} and again in {path}: "

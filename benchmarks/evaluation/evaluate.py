@@ -5,10 +5,20 @@ result depends only on (game, agent, episodes, seed), never on how many workers 
 
 A game of several players is played through its single-agent view against ``opponent`` (the view's default when
 not given) with ``num_players`` seats, and the agent's seat rotates: episode ``i`` seats it at ``i % n``.
+
+A record (``evaluate(record=FILE)``, ``eval --record FILE``) is written as the episodes finish, so that a run
+interrupted or faulted keeps what it played. Until the run ends it is ``FILE.partial``: a first line naming the run
+(``{"partial": {"seed": ..., "episodes": ...}, "game": ..., "agent": ...}``), then one JSON line an episode in the
+order the chunks finish, flushed as each does. At the end ``FILE`` is written whole, in seed order and without that
+first line, and the partial file removed. A record whose first line has a ``"partial"`` key is therefore an
+unfinished run's: ``load_record`` says so, ``compare`` and ``report`` read it and print that it is partial, and
+``evaluate(resume=True)`` (``eval --resume``) plays only the seeds it lacks. The same kind of partial file carries a
+ceiling's verdicts (``benchmarks/ceiling/verdicts.py``): ``PartialFile`` writes both.
 """
 
 from __future__ import annotations
 
+import gzip
 import json
 import math
 import multiprocessing
@@ -17,8 +27,10 @@ import signal
 import sys
 import threading
 import time
+import zlib
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
+from contextlib import nullcontext
 from dataclasses import asdict, dataclass, field
 from functools import partial
 
@@ -28,7 +40,8 @@ from tqdm import tqdm  # text bars everywhere: tqdm.auto wants ipywidgets in a n
 
 from ...agents import make_agent
 from ... import envs
-from ...envs import GAMES
+from ...envs import GAMES, BadFileError
+from ..outputs import check_output
 
 # Games played against opponents (the agent takes one seat): their env ids.
 
@@ -129,39 +142,222 @@ def _play_chunk(env_id: str, env_kwargs: dict, agent, episodes: list) -> list[tu
 RECORD_FIELDS = ("seed", "seat", "won", "score", "length")
 # What every line of a record also names, so that records of different games (or opponents) are not paired.
 RECORD_TABLE = ("game", "opponent", "players")
+# What a line must hold, and what each of its values must be: a string "false" is no loss, nor a NaN a score.
+RECORD_KINDS = {"seed": "a whole number", "seat": "a whole number from 0", "won": "true or false",
+                "score": "a finite number", "length": "a whole number from 0", "game": "a string",
+                "agent": "a string", "opponent": "a string", "players": "a whole number from 0"}
 
 
-def _write_record(path: str, results: list, table: dict) -> None:
-    """One JSON line an episode: ``table`` (game, agent, and in a game of several players the opponent and the
-    number of players), then the ``RECORD_FIELDS``."""
-    with open(path, "w") as out:
-        for result in results:
-            out.write(json.dumps({**table, **dict(zip(RECORD_FIELDS, result))}) + "\n")
+def is_kind(value, kind: str) -> bool:
+    """Whether ``value`` (read from JSON) is of ``kind``, one of the ``RECORD_KINDS`` values."""
+    if kind == "true or false":
+        return isinstance(value, bool)
+    if kind == "a string":
+        return isinstance(value, str)
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return False
+    if kind == "a finite number":
+        return math.isfinite(value)
+    return isinstance(value, int) and (kind == "a whole number" or value >= 0)
 
 
-def read_record(path: str) -> list[dict]:
-    """The episodes of an ``evaluate(record=...)`` file (``eval --record``), one dict each; a file that is not one
-    is a ``ValueError`` that names the line."""
+def partial_path(path) -> str:
+    """Where ``path`` is written until its work is done (``PartialFile``)."""
+    return f"{path}.partial"
+
+
+def read_text(path, what: str) -> str:
+    """The text of ``path`` (gunzipped when its name ends in .gz); a ``BadFileError`` saying why not: no such file,
+    a folder, a gzip file cut short or corrupt, not UTF-8 text."""
+    opener = gzip.open if str(path).endswith(".gz") else open
     try:
-        with open(path, encoding="utf-8") as f:
-            lines = f.readlines()
-    except (OSError, UnicodeDecodeError) as error:
-        raise ValueError(f"{path}: cannot read it as a record ({getattr(error, 'strerror', None) or error})") from None
-    rows = []
+        with opener(path, "rt", encoding="utf-8") as file:
+            return file.read()
+    except (gzip.BadGzipFile, EOFError, zlib.error) as error:  # BadGzipFile is also an OSError: first
+        raise BadFileError(path, f"not a whole gzip file, so not {what} ({error})") from None
+    except OSError as error:
+        raise BadFileError(path, f"cannot read it as {what} ({error.strerror or error})") from None
+    except UnicodeDecodeError:
+        raise BadFileError(path, f"not UTF-8 text, so not {what}") from None
+
+
+def read_lines(path, what: str) -> tuple[dict | None, list[tuple[int, object]]]:
+    """A file of JSON lines: the first line naming an unfinished run when it is one (a ``PartialFile``; else None),
+    and each other line's number and value. A line that is not JSON is a ``BadFileError``, but for an unfinished
+    run's last line when no newline ends it: it was being written when the run stopped, and is left out (its
+    episodes or deals are played again on resume)."""
+    lines = read_text(path, what).split("\n")
+    header, items = None, []
     for number, line in enumerate(lines, 1):
         if not line.strip():
             continue
         try:
-            row = json.loads(line)
+            item = json.loads(line)
         except json.JSONDecodeError as error:
-            raise ValueError(f"{path}, line {number}: not JSON ({error.msg})") from None
-        missing = [name for name in RECORD_FIELDS if not isinstance(row, dict) or name not in row]
+            if header is not None and number == len(lines):
+                break
+            raise BadFileError(path, f"line {number}: not JSON ({error.msg})") from None
+        if number == 1 and isinstance(item, dict) and "partial" in item:
+            header = item
+        else:
+            items.append((number, item))
+    return header, items
+
+
+def write_whole(path, text: str) -> None:
+    """``text`` written to ``path`` (gzipped when its name ends in .gz) under a temporary name renamed at the end, so
+    that ``path`` is never half written."""
+    data = text.encode("utf-8")
+    if str(path).endswith(".gz"):
+        data = gzip.compress(data)
+    temporary = f"{path}.writing"
+    with open(temporary, "wb") as out:
+        out.write(data)
+    os.replace(temporary, path)
+
+
+class PartialFile:
+    """``path`` written as the work finishes, a context manager. Until ``finish``, ``path.partial`` holds a first
+    line naming the run (``header``, with a ``"partial"`` key), then a JSON line an item (an episode, a deal's
+    verdict): ``items`` of an earlier run it resumes, then each chunk's as ``add`` is given them, flushed at once,
+    so that a run interrupted or faulted keeps every chunk it finished. An older ``path`` is removed at the start: it
+    is not left looking like this run's. ``finish(write)`` has ``write(path)`` write the whole file, then removes
+    the partial one."""
+
+    def __init__(self, path, header: dict, items: list, kind: str):
+        self.path = str(path)
+        self.kind = kind  # what the items are, in a word: "episodes"
+        self.partial = partial_path(path)
+        # Whole, under a temporary name: the partial file an earlier run left is not lost if this start is cut short.
+        write_whole(self.partial, "".join(json.dumps(item) + "\n" for item in [header, *items]))
+        if os.path.exists(self.path):
+            os.remove(self.path)
+        self.file = open(self.partial, "a", encoding="utf-8")
+        self.count = len(items)
+
+    def add(self, items: list) -> None:
+        self.file.write("".join(json.dumps(item) + "\n" for item in items))
+        self.file.flush()
+        self.count += len(items)
+
+    def finish(self, write) -> None:
+        self.file.close()
+        write(self.path)
+        os.remove(self.partial)
+
+    def __enter__(self) -> "PartialFile":
+        return self
+
+    def __exit__(self, kind, error, traceback) -> None:
+        self.file.close()
+        if error is not None:
+            print(f"{self.count} {self.kind} kept in {self.partial}: resuming (--resume) plays only the rest",
+                  file=sys.stderr)
+
+
+def check_header(path, header: dict, plan: dict, table: dict) -> None:
+    """A ``BadFileError`` unless ``header`` (a partial file's first line) names its run as it should: under
+    ``"partial"`` each key of ``plan``, beside it each key of ``table``, with a value of its kind."""
+    said = header["partial"] if isinstance(header["partial"], dict) else {}
+    for key, value, kind in [*((key, said.get(key), kind) for key, kind in plan.items()),
+                             *((key, header.get(key), kind) for key, kind in table.items())]:
+        if not is_kind(value, kind):
+            raise BadFileError(path, f"line 1: the unfinished run's {key} is {value!r}, not {kind}")
+
+
+@dataclass
+class Record:
+    """The episodes of a record file, one dict each in seed order, and for an unfinished run's (a ``PartialFile``)
+    its first line, which names the run (else None)."""
+
+    path: str
+    rows: list
+    header: dict | None = None
+
+    @property
+    def partial(self) -> bool:
+        return self.header is not None
+
+    def note(self) -> str:
+        return (f"{self.path} is partial: {len(self.rows)} of {self.header['partial']['episodes']} episodes, from a "
+                f"run that did not finish (eval --resume finishes it)")
+
+
+def load_record(path, empty: bool = False) -> Record:
+    """The record ``evaluate(record=...)`` writes (``eval --record``), finished or not; a ``BadFileError`` naming
+    the line and what is wrong with a file that is not one (a value of the wrong kind, a key missing, a deal twice),
+    or that holds no episode (unless ``empty``)."""
+    partial = partial_path(path)
+    if not os.path.exists(path) and os.path.isfile(partial):
+        raise BadFileError(path, f"no such file; {partial} holds the episodes of a run that did not finish (read "
+                                 f"that, or finish it with eval --resume)")
+    header, items = read_lines(path, "a record")
+    if header is not None:
+        check_header(path, header, {"seed": "a whole number", "episodes": "a whole number from 0"},
+                     {"game": "a string", "agent": "a string"})
+    rows, seen = [], set()
+    for number, row in items:
+        if not isinstance(row, dict) or "partial" in row:
+            raise BadFileError(path, f"line {number}: not an eval --record line (a JSON object an episode)")
+        missing = [name for name in RECORD_FIELDS if name not in row]
         if missing:
-            raise ValueError(f"{path}, line {number}: not an eval --record line (no {', '.join(missing)})")
+            raise BadFileError(path, f"line {number}: not an eval --record line (no {', '.join(missing)})")
+        for key, value in row.items():
+            if key in RECORD_KINDS and not is_kind(value, RECORD_KINDS[key]):
+                raise BadFileError(path, f"line {number}: {key} is {value!r}, not {RECORD_KINDS[key]}")
+        if (row["seed"], row["seat"]) in seen:
+            raise BadFileError(path, f"line {number}: deal {row['seed']} (seat {row['seat']}) again")
+        seen.add((row["seed"], row["seat"]))
         rows.append(row)
-    if not rows:
-        raise ValueError(f"{path} holds no episodes")
-    return rows
+    if not rows and not empty:
+        raise BadFileError(path, "holds no episodes" + (", from a run that stopped before it finished one"
+                                                        if header is not None else ""))
+    rows.sort(key=lambda row: (row["seed"], row["seat"]))  # an unfinished run's are in the order they finished
+    return Record(str(path), rows, header)
+
+
+def read_record(path) -> list[dict]:
+    """The episodes of a record (``load_record``), one dict each in seed order."""
+    return load_record(path).rows
+
+
+def record_line(table: dict, result: tuple) -> dict:
+    """An episode's line: ``table`` (game, agent, and in a game of several players the opponent and the number of
+    players), then the ``RECORD_FIELDS`` of ``result``."""
+    return {**table, **dict(zip(RECORD_FIELDS, result))}
+
+
+def played_before(record: str, table: dict, runs: list) -> list[tuple]:
+    """The results of the ``runs`` (seed, seat) that an earlier run at ``table`` left in ``record``'s partial file,
+    or in ``record`` when it has none (the run may be longer now); none when there is neither. A record of another
+    table, or of deals this run does not play, is refused."""
+    source = next((path for path in (partial_path(record), record) if os.path.exists(path)), None)
+    if source is None:
+        return []
+    earlier = load_record(source, empty=True)
+    for line in filter(None, [earlier.header, *earlier.rows]):
+        said = {key: line.get(key) for key in table}
+        if said != table:
+            raise BadFileError(source, f"records {_table_said(said)}, not {_table_said(table)}: a run resumes only "
+                                       f"its own record")
+    seats = dict(runs)
+    results = []
+    for row in earlier.rows:
+        if row["seed"] not in seats:
+            raise BadFileError(source, f"records deal {row['seed']}, outside this run's seeds ({runs[0][0]}-"
+                                       f"{runs[-1][0]}): a run resumes only its own record (the same seed)")
+        if row["seat"] != (seats[row["seed"]] or 0):
+            raise BadFileError(source, f"records deal {row['seed']} in seat {row['seat']}, where this run seats the "
+                                       f"agent at {seats[row['seed']]}: a run resumes only its own record")
+        results.append((row["seed"], row["seat"], row["won"], float(row["score"]), row["length"]))
+    return results
+
+
+def _table_said(table: dict) -> str:
+    said = f"{table.get('agent')} on {table.get('game')}"
+    if table.get("opponent") is not None or table.get("players") is not None:
+        said += f" against {table.get('opponent')} ({table.get('players')} players)"
+    return said
 
 
 def _agent_name(agent) -> str:
@@ -288,12 +484,14 @@ def runs(pid: int) -> bool:
 
 
 BACKENDS = ("local", "ray")
+# Episodes a chunk at most: what a run interrupted or faulted can lose a worker, the rest being kept in its record.
+LARGEST_CHUNK = 1000
 
 
 def evaluate(game: str, agent="random", episodes: int = 100, seed: int = 0, workers: int | None = None,
              progress: bool = True, env_kwargs: dict | None = None, opponent=None,
              num_players: int | None = None, record: str | None = None, on_episodes=None,
-             backend: str = "local", address: str | None = None) -> EvalResult:
+             backend: str = "local", address: str | None = None, resume: bool = False) -> EvalResult:
     """Win rate, mean score and mean length of ``agent`` over ``episodes`` deals of ``game``.
 
     ``agent`` is a name known to ``make_agent`` or an agent object (picklable when ``workers`` > 1).
@@ -303,7 +501,11 @@ def evaluate(game: str, agent="random", episodes: int = 100, seed: int = 0, work
     rotates with the episode.
     ``record``: a file to write every episode's result to, one JSON line each in seed order (``game``, ``agent``,
     in a game of several players ``opponent`` and ``players``, then ``seed``, ``seat``, ``won``, ``score``, ``length``), so that two
-    agents can be compared deal by deal (``benchmarks/evaluation/compare.py``).
+    agents can be compared deal by deal (``benchmarks/evaluation/compare.py``). It is written as the episodes
+    finish, to ``record + ".partial"`` until the end (the module's docstring), and checked for before any work.
+    ``resume``: keep the episodes the record's partial file (or the record, when there is none: this run may be
+    longer) already holds, of the same game, agent and table, and play only the others; without it a partial file
+    is refused, so that an unfinished run is not thrown away unasked.
     ``on_episodes(k)`` is called as episodes finish (k at a time), for a progress display of the caller's.
     ``backend="ray"`` plays the chunks of episodes as Ray tasks (``benchmarks/evaluation/ray_tasks.py``) on the
     cluster at ``address`` (or the Ray session of this process, or a new local one), ``workers`` then defaulting to the
@@ -328,6 +530,14 @@ def evaluate(game: str, agent="random", episodes: int = 100, seed: int = 0, work
         raise ValueError(f"backend must be one of {', '.join(BACKENDS)}, got {backend!r}")
     if address is not None and backend != "ray":
         raise ValueError("address is the Ray cluster's: it goes with backend='ray'")
+    if record is not None:
+        check_output(record)
+        check_output(partial_path(record))
+        if not resume and os.path.exists(partial_path(record)):
+            raise ValueError(f"{partial_path(record)} holds the episodes of a run that did not finish: resume it "
+                             f"(--resume), or remove it to start again")
+    elif resume:
+        raise ValueError("resume (--resume) goes with record (--record): the file whose run to finish")
     if isinstance(agent, str):
         make_agent(agent, env_id)  # an unknown name is refused before anything is played
     players = None
@@ -347,34 +557,47 @@ def evaluate(game: str, agent="random", episodes: int = 100, seed: int = 0, work
         workers = workers or tasks.cluster_cpus(address)
     workers = workers or os.cpu_count() or 1
     runs = [(seed + i, i % players if multiplayer else None) for i in range(episodes)]
-    size = max(1, episodes // (workers * 8))
-    chunks = [runs[i:i + size] for i in range(0, episodes, size)]
-    bar = tqdm(total=episodes, desc=f"{_agent_name(agent)} on {env_id}", disable=not progress, unit="ep")
+    table = {"game": env_id, "agent": _agent_name(agent)}
+    if multiplayer:
+        table.update(opponent=_agent_name(opponent), players=players)
+    results = played_before(record, table, runs) if resume else []
+    played = {result[0] for result in results}
+    missing = [run for run in runs if run[0] not in played]
+    size = max(1, min(LARGEST_CHUNK, len(missing) // (workers * 8)))
+    chunks = [missing[i:i + size] for i in range(0, len(missing), size)]
+    bar = tqdm(total=episodes, initial=len(results), desc=f"{_agent_name(agent)} on {env_id}",
+               disable=not progress, unit="ep")
+    out = None
+    if record is not None:
+        out = PartialFile(record, {"partial": {"seed": seed, "episodes": episodes}, **table},
+                          [record_line(table, result) for result in results], "episodes")
 
-    def done(count: int) -> None:
-        bar.update(count)
+    def done(found: list) -> None:
+        results.extend(found)
+        if out is not None:
+            out.add([record_line(table, result) for result in found])
+        bar.update(len(found))
         if on_episodes is not None:
-            on_episodes(count)
+            on_episodes(len(found))
 
-    if backend == "ray":
-        results = tasks.play_chunks(_play_chunk, env_id, env_kwargs, agent, chunks, done, address)
-    else:
-        parts = in_workers(partial(_play_chunk, env_id, env_kwargs, agent), chunks, workers,
-                           lambda chunk, _: done(len(chunk)))
-        results = [result for part in parts for result in part]
-    bar.close()
-    results.sort()  # by seed, so sums do not depend on which worker finished first
+    with out if out is not None else nullcontext():
+        if backend == "ray" and chunks:
+            tasks.play_chunks(_play_chunk, env_id, env_kwargs, agent, chunks, done, address)
+        elif chunks:
+            in_workers(partial(_play_chunk, env_id, env_kwargs, agent), chunks, workers, lambda _, found: done(found))
+        bar.close()
+        results.sort()  # by seed, so sums do not depend on which worker finished first
+        if out is not None:
+            out.finish(lambda path: write_whole(path, "".join(json.dumps(record_line(table, result)) + "\n"
+                                                              for result in results)))
     _, seat, won, score, length = (np.array(column, dtype=float) for column in zip(*results))
     wins = int(won.sum())
     low, high = wilson_interval(wins, episodes)
     extras = {}
     if multiplayer:
-        extras = {"opponent": _agent_name(opponent), "players": players,
+        extras = {"opponent": table["opponent"], "players": players,
                   "seat_win_rates": [float(won[seat == k].mean()) if (seat == k).any() else 0.0
                                      for k in range(players)]}
-    if record is not None:
-        _write_record(record, results, {"game": env_id, "agent": _agent_name(agent),
-                                        **{k: extras[k] for k in ("opponent", "players") if k in extras}})
     return EvalResult(game=env_id, agent=_agent_name(agent), episodes=episodes, wins=wins,
                       win_rate=wins / episodes, win_low=low, win_high=high,
                       mean_score=float(score.mean()), mean_length=float(length.mean()),

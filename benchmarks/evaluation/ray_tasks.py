@@ -38,18 +38,15 @@ def cluster_cpus(address: str | None = None) -> int:
 
 
 def play_chunks(play_chunk: Callable, env_id: str, env_kwargs: dict, agent, chunks: list, done: Callable,
-                address: str | None = None) -> list:
-    """``play_chunk(env_id, env_kwargs, agent, chunk)`` of every chunk as a Ray task; the results of all, in the
-    order the tasks finish (``done(len(chunk))`` as each does)."""
+                address: str | None = None) -> None:
+    """``play_chunk(env_id, env_kwargs, agent, chunk)`` of every chunk as a Ray task, ``done(results)`` with each
+    task's results as it finishes."""
     ray = connect(address)
     task = ray.remote(play_chunk)
     shared = ray.put(agent)  # to the object store once (a model can be large), not once a task
-    pending = {task.remote(env_id, env_kwargs, shared, chunk): len(chunk) for chunk in chunks}
-    results = []
+    pending = [task.remote(env_id, env_kwargs, shared, chunk) for chunk in chunks]
     while pending:
-        ready, _ = ray.wait(list(pending), num_returns=1)
+        ready, pending = ray.wait(pending, num_returns=1)
         for ref in ready:
-            results.extend(ray.get(ref))
-            done(pending.pop(ref))
-    return results
+            done(ray.get(ref))
 

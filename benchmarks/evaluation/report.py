@@ -7,7 +7,9 @@ The record is ``eval --record``'s (one JSON line a deal: ``seed``, ``won``...); 
 --json`` file, or the ones that ship in ``benchmarks/ceiling/shipped/`` when they cover the record's deals. A winnable
 deal the agent lost is where it has room to improve; the report replays the agent on one of them (the agent the
 record names, or ``--agent``) and sets its moves beside the winning line, marking the first decision where they part.
-A record of another game than the one named is refused.
+A record of another game than the one named is refused. A record of a run that did not finish (``FILE.partial``,
+whose first line names the run: ``benchmarks/evaluation/evaluate.py``) is reported as far as it goes, and said to be
+partial.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ import gymnasium as gym
 from ...agents import make_agent
 from ...envs import GAMES
 from ..ceiling.verdicts import Ceiling, check_game, load, shipped
-from .evaluate import play_episode, read_record
+from .evaluate import load_record, play_episode
 from ..ceiling.solver import UNKNOWN
 
 
@@ -75,7 +77,8 @@ def side_by_side(moves: list, line: list) -> list[str]:
 def report(game: str, record: str, verdicts: str | None = None, agent: str | None = None,
            deal: int | None = None) -> str:
     game = check_game(game)
-    rows = read_record(record)
+    loaded = load_record(record)
+    rows = loaded.rows
     recorded = agent_of(game, rows, record)
     agent = agent if agent is not None else recorded
     ceiling = verdicts_for(game, rows, verdicts)
@@ -87,6 +90,7 @@ def report(game: str, record: str, verdicts: str | None = None, agent: str | Non
     lost = [s for s in winnable if s not in won]
     share = len(won) / len(winnable) if winnable else 0.0
     lines = [f"{record}: {len(rows)} deals of {GAMES[game].id} ({min(seeds)}-{max(seeds)})",
+             *([loaded.note()] if loaded.partial else []),
              f"won {len(won)}; winnable {len(winnable)} (and {len(unknown)} unknown); the agent's wins are "
              f"{100 * share:.1f}% of the winnable deals",
              f"winnable deals it lost ({len(lost)}): {', '.join(map(str, lost[:50]))}"
