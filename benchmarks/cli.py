@@ -154,9 +154,8 @@ TRAINERS = {"ppo": "the project's masked PPO", "clone": "behaviour cloning, then
             "value": "the value trainer (--algo value)", "rllib": "RLlib's PPO (--backend rllib)"}
 ALGOS = ("ppo", "sb3", "value")  # --algo's choices; --start and --self-play go with ppo, --backend rllib with none
 # Why a trainer other than the project's own PPO does not take --resume.
-NOT_RESUMED = {"sb3": "MaskablePPO's checkpoints are SB3's own (its CheckpointCallback)",
-               "rllib": "RLlib's checkpoints are its own (Algorithm.restore)",
-               "clone": "its PPO starts from the cloned policy, which a checkpoint does not rebuild",
+NOT_RESUMED = {"sb3": "MaskablePPO keeps SB3's own checkpoints, through its CheckpointCallback",
+               "rllib": "RLlib keeps its own checkpoints, through Algorithm.save and restore",
                "selfplay": "the league's snapshots are not in a checkpoint",
                "value": "it keeps no checkpoint"}
 
@@ -220,8 +219,8 @@ def cmd_train(args) -> None:
     options, flags = trainer_options(args, env_kwargs)
     refused = [flags[key] for key in options if key not in inspect.signature(train).parameters]
     if "--resume" in refused:
-        raise ValueError(f"--resume: {TRAINERS[trainer]} does not resume a run ({NOT_RESUMED[trainer]}); the "
-                         "project's own PPO does")
+        raise ValueError(f"--resume goes with the project's own PPO; {TRAINERS[trainer]} does not resume a run: "
+                         f"{NOT_RESUMED[trainer]}")
     if refused:
         raise ValueError(f"{', '.join(refused)}: not an option of {TRAINERS[trainer]}")
     result = train(args.game, seed=args.seed, out=args.out, eval_episodes=args.eval_episodes, workers=args.workers,

@@ -314,9 +314,20 @@ def teacher_generator_state(teacher):
 
 
 def load_checkpoint(path: Path, seed: int, settings: Settings, updates: int, record: dict | None) -> dict:
+    """The checkpoint ``learn`` saved at ``path`` (``read_checkpoint``), checked to be of the run asked for: the
+    same seed, fitted settings, updates and record (the game and its options)."""
+    saved = read_checkpoint(path)
+    asked = plain({"seed": seed, "settings": asdict(settings), "updates": updates, "record": record or {}})
+    differ = [key for key in asked if plain(saved.get(key)) != asked[key]]
+    if differ:
+        raise ValueError(f"{path} is a checkpoint of another run: its {' and '.join(differ)} differ from this "
+                         f"one's; resume with the options the run was started with")
+    return saved
+
+
+def read_checkpoint(path: Path) -> dict:
     """The checkpoint ``learn`` saved at ``path``, read as data (tensors, numbers, text, lists, dicts; anything
-    else is refused, never run), and checked to be of the run asked for: the same seed, fitted settings, updates
-    and record (the game and its options)."""
+    else is refused, never run)."""
     try:
         saved = torch.load(path, map_location="cpu", weights_only=True)
     except FileNotFoundError:
@@ -326,11 +337,6 @@ def load_checkpoint(path: Path, seed: int, settings: Settings, updates: int, rec
             from None
     if not isinstance(saved, dict) or "update" not in saved:
         raise BadFileError(path, "not a checkpoint tabletop-gym train saved")
-    asked = plain({"seed": seed, "settings": asdict(settings), "updates": updates, "record": record or {}})
-    differ = [key for key in asked if plain(saved.get(key)) != asked[key]]
-    if differ:
-        raise ValueError(f"{path} is a checkpoint of another run: its {' and '.join(differ)} differ from this "
-                         f"one's; resume with the options the run was started with")
     return saved
 
 
@@ -380,9 +386,10 @@ def train(game: str, timesteps: int = 100_000, seed: int = 0, n_envs: int | None
     multi-player game the learner plays ``env_kwargs``' opponent (the env's default) from a seat drawn per game,
     since the evaluation rotates it.
 
-    A folder that holds another run is refused unless ``overwrite``. A run from scratch saves a checkpoint every
+    A folder that holds another run is refused unless ``overwrite``. The run saves a checkpoint every
     ``checkpoint_every`` seconds; ``resume`` (the folder of a run that did not finish, with the options it was
-    started with) goes on from its checkpoint exactly as if it had never stopped (``learn``).
+    started with, but no ``policy``: the checkpoint holds it) goes on from there exactly as if it had never
+    stopped (``learn``).
     """
     settings = ppo_settings(game, n_envs, env_kwargs or {}, settings or {}, teacher, read_plain)
     if resume is not None and out is not None and Path(out).resolve() != Path(resume).resolve():
@@ -396,8 +403,7 @@ def train(game: str, timesteps: int = 100_000, seed: int = 0, n_envs: int | None
         envs = native_vector_env(run.env_id, settings.num_envs, run.training_kwargs)
         learned = learn(envs, timesteps, settings, seed=seed, out=run.folder, progress=progress, record=record,
                         policy=policy, teacher=None if teacher is None else make_agent(teacher, run.env_id, seed=seed),
-                        # a run from a given policy cannot be resumed (its start is not the run's own), so it keeps none
-                        checkpoint_every=checkpoint_every if policy is None else None, resume=resume is not None)
+                        checkpoint_every=checkpoint_every, resume=resume is not None)
         envs.close()
         hyperparameters = {**learned["settings"], **(cloned or {}), **({"teacher": teacher} if teacher else {})}
         return run.finish(saved_policy(learned["policy_path"]), "ppo", "masked PPO",

@@ -155,8 +155,10 @@ def check_run_folder(folder: Path, overwrite: bool = False, resume: bool = False
         if CHECKPOINT not in names:
             raise ValueError(f"{folder} holds no {CHECKPOINT} to resume from")
     elif names and not overwrite:
-        raise ValueError(f"{folder} holds another run ({', '.join(names)}): pass --overwrite to replace it, "
-                         f"--resume {folder} to go on with it, or another --out")
+        unfinished = CHECKPOINT in names and "result.json" not in names
+        go_on = f", --resume {folder} to go on with it," if unfinished else ""
+        raise ValueError(f"{folder} holds another run ({', '.join(names)}): pass --overwrite to replace it{go_on} "
+                         f"or another --out")
     return names
 
 
