@@ -214,7 +214,8 @@ def learn(envs: gym.vector.VectorEnv, timesteps: int, settings: Settings = Setti
                 finished.append((won, float(infos["score"][i]) if "score" in infos else float(won)))
                 episodes += 1
         bar.update(steps * n)
-        played.append(actions.to(torch.int16 if num_actions <= 2**15 else torch.int32))
+        if checkpoint_every is not None:
+            played.append(actions.to(torch.int16 if num_actions <= 2**15 else torch.int32))
 
         # 4. Advantages by GAE. For a game that ended at t the next value is that of its last observation (the
         #    one step t returned): zero when it was won or lost, the critic's guess when it was cut short.
@@ -272,8 +273,8 @@ def learn(envs: gym.vector.VectorEnv, timesteps: int, settings: Settings = Setti
             on_update(update, updates, policy)
 
         # 7. A checkpoint, every checkpoint_every seconds and after the last update: all that the rest depends on.
-        due = update == updates or time.perf_counter() - checkpointed >= (checkpoint_every or 0)
-        if checkpoint_every is not None and due:
+        if checkpoint_every is not None and (update == updates
+                                             or time.perf_counter() - checkpointed >= checkpoint_every):
             played = [torch.cat(played)]
             with written(out / CHECKPOINT) as partial:
                 torch.save({"update": update, "updates": updates, "seed": seed, "settings": asdict(settings),
