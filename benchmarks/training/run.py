@@ -1,7 +1,7 @@
 """What every trainer shares: the run's folder, the final evaluation on deals it never saw, the learning curve and
 the record of the run. Each trainer (``ppo``, ``clone``, ``selfplay``, ``sb3``, ``value``, ``rllib``: a file each,
-with its own ``train()``) checks its options, opens a ``Run``, learns in its own way, and ends with
-``Run.finish``, which writes, beside the trainer's model:
+with its own ``train()``) checks its options, opens its run (``with start_run(...) as run:``), learns in its own
+way, and ends with ``Run.finish``, which writes, beside the trainer's model:
 
 - ``learning_curve.png``: the win rate of the training episodes against the steps, the final evaluation marked;
 - ``result.json``: the game, its options, the hyperparameters, the seed, the steps, the time and the final
@@ -10,8 +10,8 @@ with its own ``train()``) checks its options, opens a ``Run``, learns in its own
 A folder holds one run. ``start_run`` refuses a folder that holds another run's files (``RUN_FILES``) unless asked
 to overwrite it (those files are then removed first) or to resume the run there from its checkpoint; while the run
 writes it holds the folder's lock (``LOCK``, a file made only if absent, naming the process), so a second run into
-the same folder is refused. Every file is written under a temporary name and renamed when whole, and
-``result.json`` comes last: a folder without it holds a run that did not finish.
+the same folder is refused. Every file is written under a temporary name and renamed when whole (``written``),
+and ``result.json`` comes last: a folder without it holds a run that did not finish.
 """
 
 from __future__ import annotations
@@ -125,7 +125,10 @@ def start_run(game: str, out, seed: int, env_kwargs: dict | None, eval_episodes:
     with locked(folder):
         old = check_run_folder(folder, overwrite, resume)  # again, now that no other run can write there
         for name in old if overwrite else ():
-            shutil.rmtree(folder / name) if (folder / name).is_dir() else (folder / name).unlink()
+            if (folder / name).is_dir():
+                shutil.rmtree(folder / name)
+            else:
+                (folder / name).unlink()
         try:
             yield Run(entry, folder, seed, env_kwargs, training_kwargs, eval_episodes, workers, progress)
         except KeyboardInterrupt:
