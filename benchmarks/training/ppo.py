@@ -24,6 +24,7 @@ out of the loss. It writes, under ``out``:
 
 from __future__ import annotations
 
+import copy
 import csv
 import json
 import pickle
@@ -186,105 +187,114 @@ def learn(envs: gym.vector.VectorEnv, timesteps: int, settings: Settings = Setti
     started = time.perf_counter() - spent
     checkpointed = time.perf_counter()
 
-    for update in range(first, updates + 1):
-        if settings.anneal_lr:
-            optimizer.param_groups[0]["lr"] = settings.learning_rate * (1 - (update - 1) / updates)
-        teaching = settings.teacher_coef * max(0.0, 1 - (update - 1) / (settings.teacher_decay * updates))
+    last, kept = None, first - 1  # the run after its last whole update (step 7), and the update saved last
+    try:
+        for update in range(first, updates + 1):
+            if settings.anneal_lr:
+                optimizer.param_groups[0]["lr"] = settings.learning_rate * (1 - (update - 1) / updates)
+            teaching = settings.teacher_coef * max(0.0, 1 - (update - 1) / (settings.teacher_decay * updates))
 
-        # 3. Collect a rollout with the current policy.
-        for t in range(steps):
-            observations[t], masks[t], valid[t] = obs, mask, (~resetting).float()
-            with torch.no_grad():
-                action, logprob, _, value = policy.act(obs, mask)
-            actions[t], logprobs[t], values[t] = action, logprob, value
-            if teaching > 0:
-                playing = np.flatnonzero(~resetting.numpy())  # a finished game's row has no position to teach
-                if playing.size:
-                    taught[t, playing] = torch.as_tensor(teacher_actions(teacher, obs[playing].numpy(),
-                                                                         mask[playing].numpy()))
-            obs, reward, term, trunc, infos = envs.step(action.numpy())
-            rewards[t] = torch.as_tensor(reward, dtype=torch.float32) * valid[t]
-            terminated[t] = torch.as_tensor(term, dtype=torch.float32)
-            resetting = torch.as_tensor(term | trunc)
-            ended[t] = resetting.float()
-            obs = torch.as_tensor(obs, dtype=torch.float32)
-            mask = torch.as_tensor(infos["action_mask"], dtype=torch.bool)
-            for i in np.flatnonzero(term | trunc):
-                won = bool(infos["won"][i]) if "won" in infos else False
-                finished.append((won, float(infos["score"][i]) if "score" in infos else float(won)))
-                episodes += 1
-        bar.update(steps * n)
-        if checkpoint_every is not None:
-            played.append(actions.to(torch.int16 if num_actions <= 2**15 else torch.int32))
-
-        # 4. Advantages by GAE. For a game that ended at t the next value is that of its last observation (the
-        #    one step t returned): zero when it was won or lost, the critic's guess when it was cut short.
-        with torch.no_grad():
-            next_value = policy.value(obs)
-            advantages = torch.zeros_like(rewards)
-            gae = torch.zeros(n)
-            for t in reversed(range(steps)):
-                following = next_value if t == steps - 1 else values[t + 1]
-                delta = rewards[t] + settings.gamma * following * (1 - terminated[t]) - values[t]
-                gae = delta + settings.gamma * settings.gae_lambda * (1 - ended[t]) * gae
-                advantages[t] = gae
-            returns = advantages + values
-
-        # 5. Update: clipped surrogate, value loss and entropy, over shuffled minibatches of the valid steps.
-        keep = valid.reshape(-1).bool()
-        b_obs = observations.reshape(-1, obs_size)[keep]
-        b_masks = masks.reshape(-1, num_actions)[keep]
-        b_actions, b_logprobs = actions.reshape(-1)[keep], logprobs.reshape(-1)[keep]
-        b_advantages, b_returns = advantages.reshape(-1)[keep], returns.reshape(-1)[keep]
-        b_taught = taught.reshape(-1)[keep]
-        size = len(b_obs)
-        for _ in range(settings.update_epochs):
-            order = torch.as_tensor(rng.permutation(size))
-            for start in range(0, size, settings.minibatch_size):
-                batch = order[start:start + settings.minibatch_size]
-                distribution = torch.distributions.Categorical(logits=policy.logits(b_obs[batch], b_masks[batch]))
-                new_logprob, entropy = distribution.log_prob(b_actions[batch]), distribution.entropy()
-                new_value = policy.value(b_obs[batch])
-                ratio = (new_logprob - b_logprobs[batch]).exp()
-                advantage = b_advantages[batch]
-                advantage = (advantage - advantage.mean()) / (advantage.std() + 1e-8) if len(batch) > 1 else advantage
-                policy_loss = torch.max(-advantage * ratio,
-                                        -advantage * ratio.clamp(1 - settings.clip_coef, 1 + settings.clip_coef)).mean()
-                value_loss = 0.5 * ((new_value - b_returns[batch]) ** 2).mean()
-                loss = policy_loss + settings.vf_coef * value_loss - settings.ent_coef * entropy.mean()
+            # 3. Collect a rollout with the current policy.
+            for t in range(steps):
+                observations[t], masks[t], valid[t] = obs, mask, (~resetting).float()
+                with torch.no_grad():
+                    action, logprob, _, value = policy.act(obs, mask)
+                actions[t], logprobs[t], values[t] = action, logprob, value
                 if teaching > 0:
-                    loss = loss - teaching * distribution.log_prob(b_taught[batch]).mean()  # the same forward pass
-                optimizer.zero_grad()
-                loss.backward()
-                nn.utils.clip_grad_norm_(policy.parameters(), settings.max_grad_norm)
-                optimizer.step()
+                    playing = np.flatnonzero(~resetting.numpy())  # a finished game's row has no position to teach
+                    if playing.size:
+                        taught[t, playing] = torch.as_tensor(teacher_actions(teacher, obs[playing].numpy(),
+                                                                             mask[playing].numpy()))
+                obs, reward, term, trunc, infos = envs.step(action.numpy())
+                rewards[t] = torch.as_tensor(reward, dtype=torch.float32) * valid[t]
+                terminated[t] = torch.as_tensor(term, dtype=torch.float32)
+                resetting = torch.as_tensor(term | trunc)
+                ended[t] = resetting.float()
+                obs = torch.as_tensor(obs, dtype=torch.float32)
+                mask = torch.as_tensor(infos["action_mask"], dtype=torch.bool)
+                for i in np.flatnonzero(term | trunc):
+                    won = bool(infos["won"][i]) if "won" in infos else False
+                    finished.append((won, float(infos["score"][i]) if "score" in infos else float(won)))
+                    episodes += 1
+            bar.update(steps * n)
+            if checkpoint_every is not None:
+                played.append(actions.to(torch.int16 if num_actions <= 2**15 else torch.int32))
 
-        # 6. The learning curve.
-        seconds = time.perf_counter() - started
-        win_rate = float(np.mean([won for won, _ in finished])) if finished else 0.0
-        curve.append({"step": update * steps * n, "episodes": episodes, "win_rate": win_rate,
-                      "mean_score": float(np.mean([s for _, s in finished])) if finished else 0.0,
-                      "steps_per_second": update * steps * n / seconds,
-                      "policy_loss": policy_loss.item(), "value_loss": value_loss.item(),
-                      "entropy": entropy.mean().item(), "teacher_weight": teaching})
-        if finished:
-            bar.set_postfix_str(f"win rate {100 * win_rate:.1f}% (last {len(finished)} episodes)", refresh=False)
-        if on_update is not None:
-            on_update(update, updates, policy)
+            # 4. Advantages by GAE. For a game that ended at t the next value is that of its last observation (the
+            #    one step t returned): zero when it was won or lost, the critic's guess when it was cut short.
+            with torch.no_grad():
+                next_value = policy.value(obs)
+                advantages = torch.zeros_like(rewards)
+                gae = torch.zeros(n)
+                for t in reversed(range(steps)):
+                    following = next_value if t == steps - 1 else values[t + 1]
+                    delta = rewards[t] + settings.gamma * following * (1 - terminated[t]) - values[t]
+                    gae = delta + settings.gamma * settings.gae_lambda * (1 - ended[t]) * gae
+                    advantages[t] = gae
+                returns = advantages + values
 
-        # 7. A checkpoint, every checkpoint_every seconds and after the last update: all that the rest depends on.
-        if checkpoint_every is not None and (update == updates
-                                             or time.perf_counter() - checkpointed >= checkpoint_every):
-            played = [torch.cat(played)]
-            with written(out / CHECKPOINT) as partial:
-                torch.save({"update": update, "updates": updates, "seed": seed, "settings": asdict(settings),
-                            "record": plain(record or {}), "shape": policy.shape, "model": policy.state_dict(),
-                            "optimizer": optimizer.state_dict(), "torch_rng": torch.get_rng_state(),
-                            "numpy_rng": rng.bit_generator.state, "teacher_rng": teacher_generator_state(teacher),
-                            "actions": played[0], "obs": obs, "mask": mask, "resetting": resetting,
-                            "finished": list(finished), "episodes": episodes, "curve": curve,
-                            "seconds": time.perf_counter() - started}, partial)
-            checkpointed = time.perf_counter()
+            # 5. Update: clipped surrogate, value loss and entropy, over shuffled minibatches of the valid steps.
+            keep = valid.reshape(-1).bool()
+            b_obs = observations.reshape(-1, obs_size)[keep]
+            b_masks = masks.reshape(-1, num_actions)[keep]
+            b_actions, b_logprobs = actions.reshape(-1)[keep], logprobs.reshape(-1)[keep]
+            b_advantages, b_returns = advantages.reshape(-1)[keep], returns.reshape(-1)[keep]
+            b_taught = taught.reshape(-1)[keep]
+            size = len(b_obs)
+            for _ in range(settings.update_epochs):
+                order = torch.as_tensor(rng.permutation(size))
+                for start in range(0, size, settings.minibatch_size):
+                    batch = order[start:start + settings.minibatch_size]
+                    distribution = torch.distributions.Categorical(logits=policy.logits(b_obs[batch], b_masks[batch]))
+                    new_logprob, entropy = distribution.log_prob(b_actions[batch]), distribution.entropy()
+                    new_value = policy.value(b_obs[batch])
+                    ratio = (new_logprob - b_logprobs[batch]).exp()
+                    advantage = b_advantages[batch]
+                    if len(batch) > 1:
+                        advantage = (advantage - advantage.mean()) / (advantage.std() + 1e-8)
+                    clipped = ratio.clamp(1 - settings.clip_coef, 1 + settings.clip_coef)
+                    policy_loss = torch.max(-advantage * ratio, -advantage * clipped).mean()
+                    value_loss = 0.5 * ((new_value - b_returns[batch]) ** 2).mean()
+                    loss = policy_loss + settings.vf_coef * value_loss - settings.ent_coef * entropy.mean()
+                    if teaching > 0:
+                        loss = loss - teaching * distribution.log_prob(b_taught[batch]).mean()  # the same forward pass
+                    optimizer.zero_grad()
+                    loss.backward()
+                    nn.utils.clip_grad_norm_(policy.parameters(), settings.max_grad_norm)
+                    optimizer.step()
+
+            # 6. The learning curve.
+            seconds = time.perf_counter() - started
+            win_rate = float(np.mean([won for won, _ in finished])) if finished else 0.0
+            curve.append({"step": update * steps * n, "episodes": episodes, "win_rate": win_rate,
+                          "mean_score": float(np.mean([s for _, s in finished])) if finished else 0.0,
+                          "steps_per_second": update * steps * n / seconds,
+                          "policy_loss": policy_loss.item(), "value_loss": value_loss.item(),
+                          "entropy": entropy.mean().item(), "teacher_weight": teaching})
+            if finished:
+                bar.set_postfix_str(f"win rate {100 * win_rate:.1f}% (last {len(finished)} episodes)", refresh=False)
+            if on_update is not None:
+                on_update(update, updates, policy)
+
+            # 7. A checkpoint of the run as it stands, all that the rest depends on: kept after every update, and
+            #    saved every checkpoint_every seconds, after the last update and on a Ctrl-C (at whatever point of the
+            #    next update it comes).
+            if checkpoint_every is not None:
+                last = {"update": update, "updates": updates, "seed": seed, "settings": asdict(settings),
+                        "record": plain(record or {}), "shape": policy.shape,
+                        "model": copy.deepcopy(policy.state_dict()),
+                        "optimizer": copy.deepcopy(optimizer.state_dict()), "torch_rng": torch.get_rng_state(),
+                        "numpy_rng": rng.bit_generator.state, "teacher_rng": teacher_generator_state(teacher),
+                        "actions": list(played), "obs": obs, "mask": mask, "resetting": resetting,
+                        "finished": list(finished), "episodes": episodes, "curve": list(curve),
+                        "seconds": time.perf_counter() - started}
+                if update == updates or time.perf_counter() - checkpointed >= checkpoint_every:
+                    save_checkpoint(out / CHECKPOINT, last)
+                    checkpointed, kept = time.perf_counter(), update
+    except KeyboardInterrupt:
+        if last is not None and last["update"] > kept:
+            save_checkpoint(out / CHECKPOINT, last)
+        raise
     bar.close()
 
     seconds = time.perf_counter() - started
@@ -312,6 +322,13 @@ def teacher_generator_state(teacher):
     """The state of the teacher's own generator (``rng``), if it has one."""
     generator = getattr(teacher, "rng", None)
     return generator.bit_generator.state if isinstance(generator, np.random.Generator) else None
+
+
+def save_checkpoint(path: Path, checkpoint: dict) -> None:
+    """``checkpoint`` (step 7 of ``learn``: tensors and plain values, its actions a list of rollouts) saved to
+    ``path``, renamed into place when whole."""
+    with written(path) as partial:
+        torch.save({**checkpoint, "actions": torch.cat(checkpoint["actions"])}, partial)
 
 
 def load_checkpoint(path: Path, seed: int, settings: Settings, updates: int, record: dict | None) -> dict:
