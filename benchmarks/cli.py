@@ -454,7 +454,7 @@ def build_parser() -> argparse.ArgumentParser:
                                "says so)")
     training.add_argument("--checkpoint-every", type=float, default=None, metavar="SECONDS",
                           help="ppo: seconds between checkpoints of the run (default 300; one after the last update "
-                               "too, removed once the run is finished)")
+                               "and on a Ctrl-C too; removed once the run is finished)")
     training.add_argument("--eval-episodes", type=int, default=500, help="episodes of the final evaluation")
     training.add_argument("--workers", type=int, default=None,
                           help="worker processes of the --start teacher's games and of the final evaluation "

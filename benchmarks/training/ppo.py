@@ -16,8 +16,9 @@ out of the loss. It writes, under ``out``:
 - ``learning_curve.png`` and ``result.json``, written by ``train`` at the end of this file (the run's front door:
   the game's native vector env, then ``learn``, then the final evaluation of the saved policy on deals it never
   trained on, as every trainer of ``benchmarks/training/`` ends, through ``run.py``);
-- ``checkpoint.pt``, while the run is not finished: every ``checkpoint_every`` seconds (and after the last update)
-  the model, the optimizer, every random generator, the curve so far and the actions played, from which
+- ``checkpoint.pt``, while the run is not finished: every ``checkpoint_every`` seconds, after the last update and on
+  a Ctrl-C, the run as it stood after its last whole update (the model, the optimizer, every random generator, the
+  curve so far and the actions played), from which
   ``train(resume=...)`` (``tabletop-gym train ... --resume <out>``) goes on exactly as if the run had never
   stopped. It is read back as data (``torch.load(weights_only=True)``), never run.
 """
@@ -114,8 +115,8 @@ def learn(envs: gym.vector.VectorEnv, timesteps: int, settings: Settings = Setti
     cross-entropy to it, with a weight that falls to 0. Unlike cloning the teacher's own games, this teaches on the positions the policy
     itself reaches, where its mistakes took it.
 
-    ``checkpoint_every`` (seconds; None: never) saves the run so far to ``out/checkpoint.pt`` that often and after
-    the last update. ``resume=True`` goes on from that checkpoint, on ``envs`` made afresh with the same options
+    ``checkpoint_every`` (seconds; None: never) saves the run so far to ``out/checkpoint.pt`` that often, after
+    the last update, and on a Ctrl-C (the run as it stood after its last whole update). ``resume=True`` goes on from that checkpoint, on ``envs`` made afresh with the same options
     and the same ``timesteps``, ``settings``, ``seed`` and ``record`` (a difference is refused): the envs replay the
     actions played since their reset, and the run continues bit for bit as if it had never stopped. That holds for
     envs whose games follow from the reset's seed and the actions (every native vector env's do), and with a
