@@ -15,6 +15,7 @@ from tabletop_gym.agents.network import load_policy
 from tabletop_gym.benchmarks import cli
 from tabletop_gym.benchmarks.training import clone, ppo, run
 from tabletop_gym.benchmarks.training.ppo import Settings, learn
+from tabletop_gym.envs import BadFileError
 
 TINY = Settings(num_envs=4, num_steps=32, minibatch_size=64, update_epochs=2, hidden=(32,))
 GAME = "Tabletop/DungeonSolitaire-v0"
@@ -154,6 +155,25 @@ def test_a_run_holds_its_folders_lock_and_takes_over_one_left_by_a_process_that_
     with pytest.raises(RuntimeError, match="the env broke"):
         ppo.train("dungeon_solitaire", **options)
     assert not lock.exists()  # released whatever happened
+
+
+class Payload:
+    """What a crafted checkpoint would run when loaded: it makes a file."""
+
+    def __init__(self, path):
+        self.path = str(path)
+
+    def __reduce__(self):
+        return open, (self.path, "w")
+
+
+def test_a_checkpoint_is_read_as_data_and_a_crafted_one_is_refused_without_running(tmp_path):
+    folder = tmp_path / "run"
+    folder.mkdir()
+    torch.save({"update": 1, "model": Payload(tmp_path / "ran")}, folder / "checkpoint.pt")
+    with pytest.raises(BadFileError, match="not a checkpoint tabletop-gym train saved"):
+        ppo.train("dungeon_solitaire", timesteps=128, n_envs=4, resume=str(folder), progress=False)
+    assert not (tmp_path / "ran").exists() and not (folder / "run.lock").exists()
 
 
 def test_a_run_from_a_cloned_start_resumes_without_cloning_again(tmp_path, monkeypatch):
