@@ -153,6 +153,11 @@ TRAINERS = {"ppo": "the project's masked PPO", "clone": "behaviour cloning, then
             "selfplay": "self-play (--self-play)", "sb3": "sb3-contrib's MaskablePPO (--algo sb3)",
             "value": "the value trainer (--algo value)", "rllib": "RLlib's PPO (--backend rllib)"}
 ALGOS = ("ppo", "sb3", "value")  # --algo's choices; --start and --self-play go with ppo, --backend rllib with none
+# Why a trainer other than the project's own PPO does not take --resume.
+NOT_RESUMED = {"sb3": "MaskablePPO keeps SB3's own checkpoints, through its CheckpointCallback",
+               "rllib": "RLlib keeps its own checkpoints, through Algorithm.save and restore",
+               "selfplay": "the league's snapshots are not in a checkpoint",
+               "value": "it keeps no checkpoint"}
 
 
 def trainer_of(args) -> str:
@@ -184,7 +189,9 @@ def trainer_options(args, env_kwargs: dict) -> tuple[dict, dict]:
              "read_plain": (False if args.skip_plain else None, "--skip-plain"),
              "settings": (settings or None, ", ".join(f"--{key.replace('_', '-')}" for key in settings)),
              "env_kwargs": (env_kwargs or None, ", ".join(table)),
-             "self_play": (True if args.self_play and args.backend == "rllib" else None, "--self-play")}
+             "self_play": (True if args.self_play and args.backend == "rllib" else None, "--self-play"),
+             "overwrite": (True if args.overwrite else None, "--overwrite"), "resume": (args.resume, "--resume"),
+             "checkpoint_every": (args.checkpoint_every, "--checkpoint-every")}
     options = {key: value for key, (value, _) in given.items() if value is not None}
     return options, {key: given[key][1] for key in options}
 
@@ -196,6 +203,7 @@ def cmd_train(args) -> None:
     require("rl", "torch", "matplotlib", *(["sb3_contrib"] if args.algo == "sb3" else []))
     trainer = trainer_of(args)
     check_folder(args.out)
+    check_folder(args.resume)
     if trainer == "rllib":
         require("ray", "ray")
     if trainer == "value" and args.timesteps is not None:
@@ -210,6 +218,9 @@ def cmd_train(args) -> None:
     train = import_module(f".training.{trainer}", __package__).train
     options, flags = trainer_options(args, env_kwargs)
     refused = [flags[key] for key in options if key not in inspect.signature(train).parameters]
+    if "--resume" in refused:
+        raise ValueError(f"--resume goes with the project's own PPO; {TRAINERS[trainer]} does not resume a run: "
+                         f"{NOT_RESUMED[trainer]}")
     if refused:
         raise ValueError(f"{', '.join(refused)}: not an option of {TRAINERS[trainer]}")
     result = train(args.game, seed=args.seed, out=args.out, eval_episodes=args.eval_episodes, workers=args.workers,
@@ -437,7 +448,17 @@ def build_parser() -> argparse.ArgumentParser:
                           help="--teacher: the share of the training over which that weight falls to 0 (default 0.5)")
     training.add_argument("--envs", type=int, default=None,
                           help="games played at once (default: 64 for ppo, 256 for sb3, 4 for sb3 --single-envs)")
-    training.add_argument("--out", default=None, help="output folder (default: runs/<Game>-v0)")
+    training.add_argument("--out", default=None,
+                          help="output folder (default: runs/<Game>-v0); one that holds another run is refused")
+    training.add_argument("--overwrite", action="store_true",
+                          help="replace the run in --out: its files are removed before the new run writes")
+    training.add_argument("--resume", default=None, metavar="DIR",
+                          help="ppo: go on with the run in DIR from its last checkpoint, exactly as if it had never "
+                               "stopped; give the options it was started with (a Ctrl-C leaves a checkpoint and "
+                               "says so)")
+    training.add_argument("--checkpoint-every", type=float, default=None, metavar="SECONDS",
+                          help="ppo: seconds between checkpoints of the run (default 300; one after the last update "
+                               "and on a Ctrl-C too; removed once the run is finished)")
     training.add_argument("--eval-episodes", type=int, default=500, help="episodes of the final evaluation")
     training.add_argument("--workers", type=int, default=None,
                           help="worker processes of the --start teacher's games and of the final evaluation "
@@ -548,8 +569,8 @@ def main(argv=None) -> int:
     except WorkerDied as error:
         print(f"tabletop-gym {args.command}: {error}", file=sys.stderr)
         return 1
-    except KeyboardInterrupt:
-        print("\ninterrupted", file=sys.stderr)
+    except KeyboardInterrupt as error:
+        print(f"\n{str(error) or 'interrupted'}", file=sys.stderr)  # a command may say how to go on
         return 130
     return 0
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import time
 from functools import partial
+from pathlib import Path
 
 import gymnasium as gym
 import numpy as np
@@ -26,7 +27,7 @@ from ...envs import game_id
 from ...envs.core.env import observation_size, with_features
 from ..evaluation.evaluate import in_workers
 from . import ppo
-from .run import TrainResult, training_options
+from .run import CHECKPOINT, TrainResult, check_run_folder, run_folder, training_options
 
 TEACHER_SEEDS = 20_000_000  # + the run's seed: the teacher's first deal, away from the evaluation's
 
@@ -166,17 +167,35 @@ def fit(policy: MaskedPolicy, data: dict, epochs: int = 10, minibatch_size: int 
 def train(game: str, start: str, start_episodes: int = 2000, timesteps: int = 100_000, seed: int = 0,
           n_envs: int | None = None, out=None, eval_episodes: int = 500, env_kwargs: dict | None = None,
           workers: int | None = None, progress: bool = True, settings: dict | None = None,
-          teacher: str | None = None, read_plain: bool = True) -> TrainResult:
+          teacher: str | None = None, read_plain: bool = True, overwrite: bool = False, resume=None) -> TrainResult:
     """Behaviour cloning, then PPO: the policy first learns to play as the agent ``start`` does from its
     ``start_episodes`` games (shared among ``workers`` processes, as the final evaluation's are; default one per
-    CPU), then ``ppo.train`` goes on from it with the rest of the options, which are its own."""
+    CPU), then ``ppo.train`` goes on from it with the rest of the options, which are its own. The run's folder is
+    checked first (``overwrite``: see ``run.start_run``), so that a refusal comes before the cloning. ``resume``:
+    the run in that folder goes on from its checkpoint, which holds the policy, so nothing is cloned again."""
     learning = ppo.ppo_settings(game, n_envs, env_kwargs or {}, settings or {}, teacher, read_plain)
     env_id = game_id(game)
+    check_run_folder(run_folder(env_id, resume or out), overwrite, resume is not None)
+    if resume is not None:
+        return ppo.train(game, timesteps, seed, n_envs, out, eval_episodes, env_kwargs, workers, progress, settings,
+                         teacher, read_plain, cloned=cloning_of(Path(resume) / CHECKPOINT, start, start_episodes),
+                         resume=resume)
     started = time.perf_counter()
     policy, cloned = cloned_policy(env_id, start, start_episodes, seed, learning,
                                    training_options(env_id, env_kwargs), progress, workers)
     return ppo.train(game, timesteps, seed, n_envs, out, eval_episodes, env_kwargs, workers, progress, settings,
-                     teacher, read_plain, policy=policy, cloned=cloned, spent=time.perf_counter() - started)
+                     teacher, read_plain, policy=policy, cloned=cloned, spent=time.perf_counter() - started,
+                     overwrite=overwrite)
+
+
+def cloning_of(checkpoint: Path, start: str, episodes: int) -> dict:
+    """What the cloning of the run whose ``checkpoint`` this is was, as its record holds it; a ValueError unless it
+    cloned ``start``'s ``episodes`` games."""
+    record = ppo.read_checkpoint(checkpoint)["record"]
+    if (record.get("start"), record.get("start_episodes")) != (start, episodes):
+        raise ValueError(f"{checkpoint}'s run did not start from {start}'s {episodes} games: resume it with the "
+                         f"options it was started with")
+    return {key: record[key] for key in ("start", "start_episodes", "teacher_win_rate", "cloned_agreement")}
 
 
 def cloned_policy(env_id: str, start: str, episodes: int, seed: int, settings, env_kwargs: dict, progress: bool,

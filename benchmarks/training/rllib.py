@@ -189,7 +189,8 @@ def learn(env_id: str, timesteps: int, seed: int, folder: Path, env_kwargs: dict
 
 def train(game: str, timesteps: int = 100_000, seed: int = 0, n_envs: int | None = None, out=None,
           eval_episodes: int = 500, env_kwargs: dict | None = None, workers: int | None = None,
-          progress: bool = True, runners: int = 2, address: str | None = None, self_play: bool = False):
+          progress: bool = True, runners: int = 2, address: str | None = None, self_play: bool = False,
+          overwrite: bool = False):
     """RLlib's PPO with action masking on ``game``'s native vector env: ``runners`` remote env runners of
     ``n_envs`` games each (default 32), on the Ray cluster at ``address`` (or this process's Ray session, or a new
     local one); or, with ``self_play`` (a game of several players, ``env_kwargs`` its ``num_players`` alone), on
@@ -204,11 +205,13 @@ def train(game: str, timesteps: int = 100_000, seed: int = 0, n_envs: int | None
     if self_play and set(env_kwargs or {}) - {"num_players"}:
         raise ValueError(f"self_play takes the option num_players only (the league plays the other seats), got "
                          f"{', '.join(sorted(env_kwargs))}")
-    run = start_run(game, out, seed, env_kwargs, eval_episodes, workers, progress, seat_drawn=not self_play)
-    checkpoint, steps, settings, seconds, curve = learn(run.env_id, timesteps, seed, run.folder, run.training_kwargs,
-                                                        progress, runners, n_envs or 32, address, self_play)
-    return run.finish(make_agent(f"rllib:{checkpoint}", run.env_id), "rllib", "RLlib PPO (masked)",
-                      Learned(checkpoint, steps, settings, seconds, curve), timesteps)
+    with start_run(game, out, seed, env_kwargs, eval_episodes, workers, progress, seat_drawn=not self_play,
+                   overwrite=overwrite) as run:
+        checkpoint, steps, settings, seconds, curve = learn(run.env_id, timesteps, seed, run.folder,
+                                                            run.training_kwargs, progress, runners, n_envs or 32,
+                                                            address, self_play)
+        return run.finish(make_agent(f"rllib:{checkpoint}", run.env_id), "rllib", "RLlib PPO (masked)",
+                          Learned(checkpoint, steps, settings, seconds, curve), timesteps)
 
 # ---------------------------------------------------------------- a game of several players by self-play
 

@@ -25,7 +25,7 @@ from gymnasium.vector import AutoresetMode
 from stable_baselines3.common.vec_env import VecEnv
 
 from ...agents import saved_policy
-from .run import Learned, TrainResult, native_vector_env, start_run
+from .run import Learned, TrainResult, native_vector_env, start_run, written
 
 
 class SB3VectorEnv(VecEnv):
@@ -115,7 +115,7 @@ SB3_FAST = {"n_envs": 256, "n_steps": 64, "batch_size": 2048, "n_epochs": 4}
 
 def train(game: str, timesteps: int = 100_000, seed: int = 0, n_envs: int | None = None, out=None,
           eval_episodes: int = 500, env_kwargs: dict | None = None, workers: int | None = None,
-          progress: bool = True, vector: bool = True) -> TrainResult:
+          progress: bool = True, vector: bool = True, overwrite: bool = False) -> TrainResult:
     """sb3-contrib's MaskablePPO on ``game``: by default on the native vector env of ``n_envs`` games at
     ``SB3_FAST`` (256 games, 64-step rollouts, 2,048-sample minibatches, 4 epochs); with ``vector=False`` on
     ``n_envs`` single envs (default 4) at SB3's own defaults. The saved ``model.zip`` is then evaluated on
@@ -124,35 +124,36 @@ def train(game: str, timesteps: int = 100_000, seed: int = 0, n_envs: int | None
     from stable_baselines3.common.env_util import make_vec_env
     import torch
 
-    run = start_run(game, out, seed, env_kwargs, eval_episodes, workers, progress)
-    torch.set_num_threads(1)  # see benchmarks/training/ppo.py's Settings.torch_threads
-    fast = SB3_FAST if vector else {"n_envs": 4, "n_steps": N_STEPS, "batch_size": 64, "n_epochs": 10}
-    n_envs = n_envs or fast["n_envs"]
-    n_steps, rollouts = rollout_length(timesteps, n_envs, fast["n_steps"])
-    trained = n_steps * n_envs * rollouts
-    # 1. Environments: the registered env, as it is; MaskablePPO reads env.action_masks().
-    if vector:
-        envs = SB3VectorEnv(native_vector_env(run.env_id, n_envs, run.training_kwargs))
-        envs.seed(seed)
-    else:
-        envs = make_vec_env(lambda: gym.make(run.env_id, **run.training_kwargs), n_envs=n_envs, seed=seed)
+    with start_run(game, out, seed, env_kwargs, eval_episodes, workers, progress, overwrite=overwrite) as run:
+        torch.set_num_threads(1)  # see benchmarks/training/ppo.py's Settings.torch_threads
+        fast = SB3_FAST if vector else {"n_envs": 4, "n_steps": N_STEPS, "batch_size": 64, "n_epochs": 10}
+        n_envs = n_envs or fast["n_envs"]
+        n_steps, rollouts = rollout_length(timesteps, n_envs, fast["n_steps"])
+        trained = n_steps * n_envs * rollouts
+        # 1. Environments: the registered env, as it is; MaskablePPO reads env.action_masks().
+        if vector:
+            envs = SB3VectorEnv(native_vector_env(run.env_id, n_envs, run.training_kwargs))
+            envs.seed(seed)
+        else:
+            envs = make_vec_env(lambda: gym.make(run.env_id, **run.training_kwargs), n_envs=n_envs, seed=seed)
 
-    # 2. Learn, recording every finished training episode for the curve. The rollout length is fitted to the
-    #    budget (SB3's default 2048 steps per env would train 8,192 steps for a budget of 3,000 on 4 envs), and
-    #    the minibatch to the rollout.
-    hyperparameters = {"n_envs": n_envs, "n_steps": n_steps, "n_epochs": fast["n_epochs"],
-                       "batch_size": minibatch_size(n_steps * n_envs, fast["batch_size"])}
-    model = MaskablePPO("MlpPolicy", envs, seed=seed, device="cpu", verbose=0, n_steps=n_steps,
-                        batch_size=hyperparameters["batch_size"], n_epochs=fast["n_epochs"])
-    recorder = episode_recorder(trained, progress, f"MaskablePPO on {run.env_id}")
-    started = time.perf_counter()
-    model.learn(total_timesteps=trained, callback=recorder, progress_bar=False)
-    seconds = time.perf_counter() - started
-    model_path = run.folder / "model.zip"
-    model.save(model_path)
-    learned = Learned(model_path, int(model.num_timesteps), hyperparameters, seconds,
-                      learning_curve(recorder.episodes))
-    return run.finish(saved_policy(str(model_path)), "sb3", "MaskablePPO (sb3-contrib)", learned, timesteps)
+        # 2. Learn, recording every finished training episode for the curve. The rollout length is fitted to the
+        #    budget (SB3's default 2048 steps per env would train 8,192 steps for a budget of 3,000 on 4 envs), and
+        #    the minibatch to the rollout.
+        hyperparameters = {"n_envs": n_envs, "n_steps": n_steps, "n_epochs": fast["n_epochs"],
+                           "batch_size": minibatch_size(n_steps * n_envs, fast["batch_size"])}
+        model = MaskablePPO("MlpPolicy", envs, seed=seed, device="cpu", verbose=0, n_steps=n_steps,
+                            batch_size=hyperparameters["batch_size"], n_epochs=fast["n_epochs"])
+        recorder = episode_recorder(trained, progress, f"MaskablePPO on {run.env_id}")
+        started = time.perf_counter()
+        model.learn(total_timesteps=trained, callback=recorder, progress_bar=False)
+        seconds = time.perf_counter() - started
+        model_path = run.folder / "model.zip"
+        with written(model_path) as partial:
+            model.save(partial)
+        learned = Learned(model_path, int(model.num_timesteps), hyperparameters, seconds,
+                          learning_curve(recorder.episodes))
+        return run.finish(saved_policy(str(model_path)), "sb3", "MaskablePPO (sb3-contrib)", learned, timesteps)
 
 
 def rollout_length(timesteps: int, n_envs: int, longest: int = N_STEPS) -> tuple[int, int]:

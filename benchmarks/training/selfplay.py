@@ -200,7 +200,7 @@ def learn_by_self_play(game: str | Game, timesteps: int, settings=None, seed: in
 def train(name: str, timesteps: int = 100_000, seed: int = 0, n_envs: int | None = None, out=None,
           eval_episodes: int = 500, env_kwargs: dict | None = None, workers: int | None = None,
           progress: bool = True, settings: dict | None = None, start: str | None = None,
-          start_episodes: int = 2000) -> TrainResult:
+          start_episodes: int = 2000, overwrite: bool = False) -> TrainResult:
     """Masked PPO by self-play (``learn_by_self_play``) on a game of several players: ``env_kwargs`` holds its
     ``num_players`` alone (the league plays the other seats); ``start``: an agent's name whose games, every seat
     in turn, the policy first learns to play as (``clone.cloned_policy``). The final evaluation plays the saved
@@ -213,14 +213,15 @@ def train(name: str, timesteps: int = 100_000, seed: int = 0, n_envs: int | None
         raise ValueError(f"self_play takes the option num_players only (the league plays the other seats), got "
                          f"{', '.join(sorted(env_kwargs))}")
     learning = ppo.ppo_settings(name, n_envs, env_kwargs, settings or {})
-    run = start_run(name, out, seed, env_kwargs, eval_episodes, workers, progress, seat_drawn=False)
-    started = time.perf_counter()
-    policy, cloned = None, {}
-    if start is not None:  # the teacher plays every seat in turn (against its usual opponent), as the learner will
-        policy, cloned = cloned_policy(env_id, start, start_episodes, seed, learning,
-                                       {**env_kwargs, "seat": "random"}, progress, workers)
-    learned = learn_by_self_play(name, timesteps, learning, seed=seed, out=run.folder, policy=policy, progress=progress,
-                                 record=cloned, **env_kwargs)
-    hyperparameters = {**learned["settings"], **cloned, "self_play": True}
-    return run.finish(saved_policy(learned["policy_path"]), "ppo", "masked PPO",
-                      ppo.ran(learned, hyperparameters, time.perf_counter() - started), timesteps)
+    with start_run(name, out, seed, env_kwargs, eval_episodes, workers, progress, seat_drawn=False,
+                   overwrite=overwrite) as run:
+        started = time.perf_counter()
+        policy, cloned = None, {}
+        if start is not None:  # the teacher plays every seat in turn (against its usual opponent), as the learner will
+            policy, cloned = cloned_policy(env_id, start, start_episodes, seed, learning,
+                                           {**env_kwargs, "seat": "random"}, progress, workers)
+        learned = learn_by_self_play(name, timesteps, learning, seed=seed, out=run.folder, policy=policy,
+                                     progress=progress, record=cloned, **env_kwargs)
+        hyperparameters = {**learned["settings"], **cloned, "self_play": True}
+        return run.finish(saved_policy(learned["policy_path"]), "ppo", "masked PPO",
+                          ppo.ran(learned, hyperparameters, time.perf_counter() - started), timesteps)

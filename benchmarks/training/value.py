@@ -44,7 +44,7 @@ from ...agents.policy import ValueNetwork, layer_arrays
 from ...envs.core.compiled import compiled
 from ... import envs
 from ..evaluation.evaluate import in_workers
-from .run import Learned, TrainResult, start_run
+from .run import Learned, TrainResult, start_run, written
 
 TRAINING_DEALS = 40_000_000  # + 1,000,000 x seed: away from the evaluations' deals (from 0, 10,000,000 + seed...)
 
@@ -276,9 +276,10 @@ def learn(game: str, games: int | None = None, seed: int = 0, out: str | Path = 
                    "command": f"tabletop-gym train {game} --algo value --games {settings.games} "
                               f"--seed {seed}"})
     model_path = folder / "value.npz"
-    np.savez_compressed(model_path, **value_arrays(net, record))
+    with written(model_path) as writing:
+        np.savez_compressed(writing, **value_arrays(net, record))
     curve = training_curve(data)
-    with open(folder / "learning_curve.csv", "w", newline="") as f:
+    with written(folder / "learning_curve.csv") as writing, open(writing, "w", newline="") as f:
         writer = csv.DictWriter(f, fieldnames=list(curve[0]))
         writer.writeheader()
         writer.writerows(curve)
@@ -287,7 +288,8 @@ def learn(game: str, games: int | None = None, seed: int = 0, out: str | Path = 
 
 
 def train(game: str, games: int | None = None, seed: int = 0, out=None, eval_episodes: int = 500,
-          workers: int | None = None, progress: bool = True, value_settings: dict | None = None) -> TrainResult:
+          workers: int | None = None, progress: bool = True, value_settings: dict | None = None,
+          overwrite: bool = False) -> TrainResult:
     """``learn`` for ``game`` (``games`` deals a phase, by default its rows class's; ``value_settings``: fields of
     ``Settings`` to change), by ``workers`` processes (default one per CPU); then the value agent on the saved
     ``value.npz`` evaluated on ``eval_episodes`` deals it never saw. The value agent plays the plain env, so the
@@ -296,11 +298,11 @@ def train(game: str, games: int | None = None, seed: int = 0, out=None, eval_epi
     if entry.name not in VALUE_GAMES:
         raise ValueError(f"the value trainer learns the values of {' and '.join(VALUE_GAMES)}; {entry.id} has "
                          f"the other trainers")
-    run = start_run(entry, out, seed, {}, eval_episodes, workers, progress)
-    learned = learn(entry.name, games, seed, run.folder, workers or os.cpu_count() or 1, progress,
-                    value_settings)
-    # Its budget is games, not steps: the steps are the decisions it learned from.
-    steps = learned["decisions"]
-    return run.finish(make_agent(f"value:{learned['model_path']}", run.env_id), "value", "learned value",
-                      Learned(learned["model_path"], steps, learned["settings"], learned["seconds"],
-                              learned["curve"]), steps)
+    with start_run(entry, out, seed, {}, eval_episodes, workers, progress, overwrite=overwrite) as run:
+        learned = learn(entry.name, games, seed, run.folder, workers or os.cpu_count() or 1, progress,
+                        value_settings)
+        # Its budget is games, not steps: the steps are the decisions it learned from.
+        steps = learned["decisions"]
+        return run.finish(make_agent(f"value:{learned['model_path']}", run.env_id), "value", "learned value",
+                          Learned(learned["model_path"], steps, learned["settings"], learned["seconds"],
+                                  learned["curve"]), steps)
