@@ -4,13 +4,15 @@
 Each game's best learned policy ships in ``agents/models/<game>.npz``; ``make_agent("ppo", game)`` plays it. The
 policy PPO learns alone, from random weights with no cloning (pure reinforcement learning), ships beside it in
 ``agents/models/scratch/<game>.npz``; ``make_agent("ppo-scratch", game)`` plays that. ``make_agent("ppo:<path>")``
-plays any other (``.npz``, or ``model.pt`` and ``model.zip`` through torch). A file
-holds the observation's scale, the layers' weights and biases in order (``weight_0``, ``bias_0``, ...; tanh between
-layers, none after the last), and ``record``: a JSON text of how the policy was trained (the game, its options, the
-start, the steps, the seed, the command). A policy that scores each action (``MaskedPolicy(action_fields=k)``)
-also holds ``action_fields`` and its scorer's layers (``score_weight_0``, ...); its ``weight_`` layers are then the
-summary of the table, with tanh after the last as well. A policy that does not read the observation's first
-entries (``MaskedPolicy(read_from=k)``) holds ``read_from``.
+plays any other (``.npz``, or ``model.pt`` and ``model.zip`` through torch, or a run folder of ``tabletop-gym train``:
+the model its ``result.json`` names). A file the loaders cannot use is a ``BadFileError`` naming it.
+
+A policy file holds the observation's scale, the layers' weights and biases in order (``weight_0``, ``bias_0``, ...;
+tanh between layers, none after the last), and ``record``: a JSON text of how the policy was trained (the game, its
+options, the start, the steps, the seed, the command). A policy that scores each action
+(``MaskedPolicy(action_fields=k)``) also holds ``action_fields`` and its scorer's layers (``score_weight_0``, ...);
+its ``weight_`` layers are then the summary of the table, with tanh after the last as well. A policy that does not
+read the observation's first entries (``MaskedPolicy(read_from=k)``) holds ``read_from``.
 """
 
 from __future__ import annotations

@@ -295,6 +295,9 @@ def test_a_run_folder_plays_the_model_its_result_names(tmp_path):
     (tmp_path / "result.json").write_text(json.dumps({"model_path": "elsewhere/model.pt"}))
     with pytest.raises(BadFileError, match="names the model model.pt, which the folder does not hold"):
         make_agent(f"ppo:{tmp_path}", GAME)
+    shutil.copy(MODELS / "value" / f"{GAME}.npz", tmp_path / "value.npz")
+    (tmp_path / "result.json").write_text(json.dumps({"model_path": "value.npz"}))
+    assert make_agent(f"value:{tmp_path}", GAME).path == str(tmp_path / "value.npz")
 
 
 @pytest.mark.parametrize("result, refusal", [
