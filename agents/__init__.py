@@ -6,12 +6,15 @@
 
 from __future__ import annotations
 
+import json
 from importlib import import_module
+from pathlib import Path
 
 from .. import envs
 from ..envs import GAMES
+from ..envs.core.errors import BadFileError
 from .base import Agent, RandomAgent
-from .policy import PolicyAgent, committed_model
+from .policy import PolicyAgent, committed_model, one_line
 
 # What each agent is; where a game's own agent module has a word on one (its ``AGENT_NOTES``), it follows in
 # parentheses, and the other names a game gives its heuristic (its ``HEURISTIC_NAMES``) come after the heuristic.
@@ -143,7 +146,7 @@ def value_game(game: str | None) -> str:
 def value_agent(game: str | None, path: str | None = None, **options):
     """The game's value agent (its agent module's ``VALUE_AGENT``): the value that ships, or the one saved at
     ``path``; ``options`` go to its constructor."""
-    return agent_module(value_game(game)).VALUE_AGENT(path, **options)
+    return agent_module(value_game(game)).VALUE_AGENT(path and run_model(path), **options)
 
 
 def search_on_value(game: str | None, seed: int | None = None, path: str | None = None):
@@ -191,8 +194,10 @@ def search_agent(game: str, seed: int | None = None, learned=None, roles: tuple 
 
 
 def saved_policy(path: str, seed: int | None = None, game: str | None = None):
-    """The agent that plays a saved policy: a ``.npz`` with numpy, a ``model.pt`` or ``.zip`` with torch. Given a
-    ``game``, a policy whose record names another game is refused (a ``ValueError`` naming both)."""
+    """The agent that plays a saved policy: a ``.npz`` with numpy, a ``model.pt`` or ``.zip`` with torch, or a run
+    folder's model (``run_model``). Given a ``game``, a policy whose record names another game is refused (a
+    ``BadFileError`` naming both)."""
+    path = run_model(path)
     if path.endswith(".npz"):
         return PolicyAgent(path, seed=seed, game=game)
     from .network import PPOAgent
@@ -200,7 +205,30 @@ def saved_policy(path: str, seed: int | None = None, game: str | None = None):
     return PPOAgent(path, seed=seed, game=game)
 
 
+def run_model(path: str) -> str:
+    """``path``, or where it is a folder ``tabletop-gym train`` wrote, the model its ``result.json`` names, in that
+    folder (the run may have moved since). A ``BadFileError`` if the folder holds no ``result.json``, one that
+    names no model, or not the model it names."""
+    folder = Path(path)
+    if not folder.is_dir():
+        return path
+    result = folder / "result.json"
+    if not result.is_file():
+        raise BadFileError(folder, "a folder with no result.json: not a training run (name its model file)")
+    try:
+        model_path = json.loads(result.read_bytes())["model_path"]
+    except (ValueError, KeyError, TypeError) as error:
+        raise BadFileError(result, f"not a run's result.json: no model_path ({type(error).__name__}: "
+                                   f"{one_line(error)})") from None
+    if not isinstance(model_path, str) or not model_path:
+        raise BadFileError(result, f"its model_path is {model_path!r}, not a file name")
+    model = folder / Path(model_path).name
+    if not model.exists():
+        raise BadFileError(folder, f"its result.json names the model {model.name}, which the folder does not hold")
+    return str(model)
+
+
 __all__ = ["Agent", "RandomAgent", "PolicyAgent", "AGENTS", "NAMED_HEURISTICS", "VALUE_GAMES", "make_agent",
            "heuristic", "agent_module", "games_with", "agent_descriptions", "named_heuristics",
-           "value_games", "committed_model", "saved_policy", "search_agent",
+           "value_games", "committed_model", "saved_policy", "search_agent", "run_model",
            "value_agent", "value_game", "search_on_value"]

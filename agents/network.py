@@ -7,13 +7,15 @@ from __future__ import annotations
 import json
 import pickle
 import re
+import zipfile
 from pathlib import Path
 
 import numpy as np
 import torch
 from torch import nn
 
-from .policy import check_trained_on
+from ..envs.core.errors import BadFileError
+from .policy import MAX_LAYER_WIDTH, check_record, check_trained_on, existing_file, one_line
 
 
 def _layer(size_in: int, size_out: int, gain: float) -> nn.Linear:
@@ -109,20 +111,97 @@ def save_policy(policy, path, record: dict) -> None:
     torch.save({"shape": policy.shape, "state_dict": policy.state_dict(), "record": plain}, path)
 
 
+# What a saved policy's ``shape`` holds: MaskedPolicy's arguments, whole numbers or lists of them.
+SHAPE_NUMBERS = ("obs_size", "num_actions", "action_fields", "read_from")
+SHAPE_LISTS = ("hidden", "scorer_hidden")
+MAX_OBSERVATION = 2**20  # entries of an observation or actions of a game, far above any game's
+
+
 def load_policy(path):
     """(policy, record) from a file ``save_policy`` wrote. The file is read as data (tensors, numbers, text, lists
-    and dicts) and never run: a pickle that would build anything else is refused with a ``ValueError``."""
+    and dicts) and never run: a pickle that would build anything else is refused. A ``BadFileError`` names the
+    file and what is wrong with it."""
+    path = existing_file(path, "policy")
     try:
         saved = torch.load(path, map_location="cpu", weights_only=True)
-    except pickle.UnpicklingError as error:
+    except pickle.UnpicklingError as error:  # what torch's weights-only reader refuses to build
         named = re.search(r"GLOBAL (\S+)", str(error))  # what the file would have built, where torch names it
-        raise ValueError(f"{path} is not a policy tabletop-gym train saved: it holds objects other than weights and "
-                         f"plain values{f' ({named.group(1)})' if named else ''}, and loading it would run code "
-                         f"(refused)") from None
-    policy = MaskedPolicy(**saved["shape"])
-    policy.load_state_dict(saved["state_dict"])
+        if named:
+            raise BadFileError(path, f"not a policy tabletop-gym train saved: it holds objects other than weights "
+                                     f"and plain values ({named.group(1)}), and loading it would run code "
+                                     f"(refused)") from None
+        raise BadFileError(path, "not a policy tabletop-gym train saved: its pickle is damaged or holds more than "
+                                 "weights and plain values (refused, not run)") from None
+    except Exception as error:  # torch's reader fails in many ways on a damaged file; it ran nothing in it
+        raise BadFileError(path, f"not a policy tabletop-gym train saved (damaged or of another kind): "
+                                 f"{type(error).__name__}: {one_line(error).split('. ')[0][:200]}") from None
+    shape, state, record = saved_parts(saved, path)
+    with torch.device("meta"):  # the layers the shape declares, none allocated: they must be the file's
+        expected = {key: tuple(value.shape) for key, value in built(shape, path).state_dict().items()}
+    found = {key: tuple(value.shape) for key, value in state.items()}
+    if found != expected:
+        missing = sorted(set(expected) - set(found)) or sorted(key for key in found if found[key] != expected.get(key))
+        raise BadFileError(path, f"its weights do not fit its shape {shape}: {', '.join(missing[:3])}")
+    for key, value in state.items():
+        if not value.is_floating_point() or not torch.isfinite(value).all():
+            raise BadFileError(path, f"its {key} holds {value.dtype} numbers, some not finite or not floats")
+    policy = built(shape, path)
+    try:
+        policy.load_state_dict(state)
+    except RuntimeError as error:  # a tensor of another layout (sparse, quantized...)
+        raise BadFileError(path, f"its weights do not load: {one_line(error)[:200]}") from None
     policy.eval()
-    return policy, saved["record"]
+    return policy, record
+
+
+def saved_parts(saved, path):
+    """(shape, state_dict, record) of what a policy file held; a ``BadFileError`` if it is not a dict of those
+    three or they are not of their kinds."""
+    if not isinstance(saved, dict) or not {"shape", "state_dict", "record"} <= set(saved):
+        raise BadFileError(path, "not a policy tabletop-gym train saved: it holds no shape, state_dict and record")
+    shape, state, record = saved["shape"], saved["state_dict"], saved["record"]
+    numbers_ok = isinstance(shape, dict) and set(shape) == set(SHAPE_NUMBERS + SHAPE_LISTS) and all(
+        type(shape[key]) is int and 0 <= shape[key] <= MAX_OBSERVATION for key in SHAPE_NUMBERS) and all(
+        isinstance(shape[key], list) and all(type(width) is int and 0 < width <= MAX_LAYER_WIDTH
+                                             for width in shape[key]) for key in SHAPE_LISTS)
+    if not numbers_ok or not shape["hidden"]:
+        raise BadFileError(path, f"its shape {repr(shape)[:200]} is not a policy's (sizes, and layer widths of "
+                                 f"1 to {MAX_LAYER_WIDTH:,})")
+    if not isinstance(state, dict) or not all(isinstance(value, torch.Tensor) for value in state.values()):
+        raise BadFileError(path, "its state_dict is not a dict of tensors")
+    check_record(record, path)
+    return shape, state, record
+
+
+def built(shape: dict, path) -> MaskedPolicy:
+    """The MaskedPolicy of a saved ``shape``; a ``BadFileError`` if the shape does not make one."""
+    try:
+        return MaskedPolicy(**shape)
+    except ValueError as error:
+        raise BadFileError(path, f"its shape does not make a policy: {one_line(error)}") from None
+
+
+SB3_MEMBERS = ("data", "policy.pth")  # what every model MaskablePPO saves holds: its settings (JSON) and weights
+
+
+def check_sb3_model(path: str) -> None:
+    """A ``BadFileError`` unless ``path`` (or ``path.zip``, as MaskablePPO names it) is a zip archive holding a
+    MaskablePPO model's settings and weights. Its contents are not unpickled here: that is MaskablePPO's load."""
+    file = Path(path)
+    if not file.exists() and Path(path + ".zip").exists():
+        file = Path(path + ".zip")
+    if file.is_dir():
+        raise BadFileError(file, "a folder, not a saved model (a run's model.pt, policy.npz or model.zip)")
+    if not file.is_file():
+        raise BadFileError(file, "no saved model at this path (no such file)")
+    try:
+        with zipfile.ZipFile(file) as archive:
+            missing = [name for name in SB3_MEMBERS if name not in archive.namelist()]
+            settings = None if missing else json.loads(archive.read("data"))
+    except Exception as error:  # zipfile's ways of failing on a damaged archive, or JSON's
+        raise BadFileError(file, f"not a saved model (.pt, .npz, or a MaskablePPO .zip): {one_line(error)}") from None
+    if missing or not isinstance(settings, dict):
+        raise BadFileError(file, f"not a MaskablePPO model: it holds no {' or '.join(missing) or 'settings'}")
 
 
 class PPOAgent:
@@ -138,10 +217,10 @@ class PPOAgent:
 
     def __init__(self, path, deterministic: bool = True, seed=None, game: str | None = None):
         self.path = str(path)
-        if not Path(self.path).exists() and not Path(self.path + ".zip").exists():
-            raise ValueError(f"no saved model at {self.path}")
-        self.deterministic = deterministic
         self.own = self.path.endswith(".pt")
+        if not self.own:
+            check_sb3_model(self.path)
+        self.deterministic = deterministic
         self._model = None
         self._generator = None
         self._seed = seed
@@ -157,7 +236,11 @@ class PPOAgent:
             else:
                 from sb3_contrib import MaskablePPO
 
-                self._model = MaskablePPO.load(self.path, device="cpu")
+                try:
+                    self._model = MaskablePPO.load(self.path, device="cpu")
+                except Exception as error:  # MaskablePPO's reader fails in many ways on a damaged file
+                    raise BadFileError(self.path, f"not a MaskablePPO model (damaged or of another kind): "
+                                                  f"{one_line(error)[:200]}") from None
         return self._model
 
     def reset(self, seed=None) -> None:

@@ -10,6 +10,9 @@ from pathlib import Path
 
 import numpy as np
 
+from ..envs.core.errors import BadFileError
+from .policy import one_line
+
 OBSERVATIONS, ACTION_MASK = "observations", "action_mask"  # the keys of RLlib's masking module
 LEARNER = "learner"  # self-play's trained policy; a single-agent run's is "default_policy"
 
@@ -29,10 +32,10 @@ class RLlibAgent:
         # A single-agent run's policy, or self-play's learner.
         self._module_path = modules / (LEARNER if (modules / LEARNER).is_dir() else "default_policy")
         if not self._module_path.is_dir() or not (self.path / "observation_scale.npy").exists():
-            raise ValueError(f"no RLlib checkpoint of tabletop-gym at {self.path} (as `tabletop-gym train --algo "
-                             f"rllib` writes it: <out>/checkpoint)")
+            raise BadFileError(self.path, "no RLlib checkpoint of tabletop-gym here (as `tabletop-gym train --algo "
+                                          "rllib` writes it: <out>/checkpoint)")
         self._module = None
-        self._scale = None
+        self._scale = observation_scale(self.path / "observation_scale.npy")  # checked now, not at the first move
 
     def _load(self):
         import torch
@@ -40,7 +43,7 @@ class RLlibAgent:
 
         torch.set_num_threads(1)
         self._module = RLModule.from_checkpoint(str(self._module_path))
-        self._scale = np.load(self.path / "observation_scale.npy")
+        self._scale = observation_scale(self.path / "observation_scale.npy")
 
     def act(self, observation, action_mask) -> int:
         return int(self.act_batch(np.asarray(observation)[None], np.asarray(action_mask)[None])[0])
@@ -59,3 +62,18 @@ class RLlibAgent:
 
     def __getstate__(self):
         return {**self.__dict__, "_module": None, "_scale": None}
+
+
+def observation_scale(path: Path) -> np.ndarray:
+    """The scale of each observation entry that a checkpoint's policy learnt with (``observation_scale.npy``): finite
+    numbers in one row; a ``BadFileError`` naming the file otherwise."""
+    try:
+        scale = np.load(path, allow_pickle=False)
+    except Exception as error:  # numpy's reader fails in many ways on a damaged file; with no pickles it ran nothing
+        raise BadFileError(path, f"not an observation scale (.npy): {one_line(error)}") from None
+    if not isinstance(scale, np.ndarray) or scale.dtype.kind not in "fiu" or scale.ndim != 1:
+        raise BadFileError(path, f"not an observation scale: {getattr(scale, 'dtype', type(scale).__name__)} "
+                                 f"of shape {getattr(scale, 'shape', ())}, not one row of numbers")
+    if not np.isfinite(scale).all():
+        raise BadFileError(path, "its scale holds NaN or infinite numbers")
+    return scale

@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 from ..agents import AGENTS, VALUE_GAMES, games_with, make_agent
-from ..envs import GAMES, Game, game
+from ..envs import GAMES, BadFileError, Game, game
 from ..envs.core.env import observation_modes
 from .evaluation.evaluate import BACKENDS, WorkerDied
 from .evaluation.leaderboard import AGENT_ORDER, LEADERBOARD_EPISODES, LEADERBOARD_SEARCH_EPISODES
@@ -557,7 +557,9 @@ def main(argv=None) -> int:
     try:
         args.run(args)
     except ValueError as error:
-        print(f"tabletop-gym: {error}", file=sys.stderr)
+        # A bad file's message is one line whatever the reader that failed said (some say it over several).
+        message = " ".join(str(error).split()) if isinstance(error, BadFileError) else error
+        print(f"tabletop-gym: {message}", file=sys.stderr)
         return 2
     except ImportError as error:
         extra = missing_extra(error)

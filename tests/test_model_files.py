@@ -40,7 +40,7 @@ def test_a_model_file_holding_code_is_refused_without_running_it(tmp_path):
     policy = tiny_policy()
     # The payload hides in the record, so that a loader trusting the file would build a working policy.
     torch.save({"shape": policy.shape, "state_dict": policy.state_dict(), "record": Payload(marker)}, path)
-    with pytest.raises(ValueError, match="model.pt is not a policy .*would run code") as refused:
+    with pytest.raises(ValueError, match="model.pt: not a policy .*would run code") as refused:
         make_agent(f"ppo:{path}", "royal_assassin")
     assert str(path) in str(refused.value)
     assert not marker.exists()
