@@ -6,7 +6,11 @@
 
 from __future__ import annotations
 
+<<<<<<< HEAD
 import json
+=======
+import inspect
+>>>>>>> onesource
 from importlib import import_module
 from pathlib import Path
 
@@ -162,6 +166,10 @@ def search_on_value(game: str | None, seed: int | None = None, path: str | None 
                         leaf_value=quick.chances, **settings)
 
 
+# The roles a learned policy takes in the search agent on it (search-ppo) where the game's LEARNED_SEARCH does not say.
+LEARNED_ROLES = ("prior", "rollout")
+
+
 def search_agent(game: str, seed: int | None = None, learned=None, roles: tuple | None = None, rollout=None,
                  **changes):
     """The game's search agent (its agent module's ``SEARCH``: ``SearchAgent``'s settings, and the
@@ -170,8 +178,8 @@ def search_agent(game: str, seed: int | None = None, learned=None, roles: tuple 
     that policy: the roles it takes and the settings it changes are the game's ``LEARNED_SEARCH``, or the ``roles``
     given (``prior``, ``rollout``, ``proposer``) with ``SEARCH``'s settings. ``rollout``: the player that finishes
     the playouts, where neither the heuristic nor ``learned`` should. ``changes``: ``SearchAgent`` settings in place
-    of those. Each game's budget is chosen so that a leaderboard row of 50 episodes takes minutes, not hours, on two
-    cores."""
+    of those. Each game's budget (``search_settings_table()`` lists them all) is chosen so that a leaderboard row of
+    its search episodes takes minutes, not hours, on two cores."""
     from .search import SearchAgent
 
     module = agent_module(game)
@@ -181,7 +189,7 @@ def search_agent(game: str, seed: int | None = None, learned=None, roles: tuple 
         roles = ()
     elif roles is None:
         settings.update(getattr(module, "LEARNED_SEARCH", {}))
-        roles = settings.pop("learned_roles", ("prior", "rollout"))
+        roles = settings.pop("learned_roles", LEARNED_ROLES)
     if rollout is None:
         rollout = learned if "rollout" in roles else heuristic(game, **rollout_options)
     prior = None  # the rollout policy's choice stands
@@ -191,6 +199,41 @@ def search_agent(game: str, seed: int | None = None, learned=None, roles: tuple 
         prior = heuristic(game)
     proposer = learned if "proposer" in roles else None  # None: the prior names any candidates
     return SearchAgent(rollout=rollout, prior=prior, proposer=proposer, seed=seed, **{**settings, **changes})
+
+
+def search_settings_table() -> str:
+    """The search agents' settings of every game listed, as a Markdown table read from the games' agent modules
+    (``SEARCH``, ``LEARNED_SEARCH``, ``VALUE_SEARCH``): the one account of them, for the documentation."""
+    from .search import SearchAgent
+
+    defaults = {name: parameter.default for name, parameter in inspect.signature(SearchAgent).parameters.items()
+                if parameter.default not in (None, inspect.Parameter.empty)}
+    lines = [
+        "Each game's search agents, as its agent module (`agents/<game>.py`) sets them: `search` plays with `SEARCH`; "
+        "`search-ppo` with `SEARCH` changed by `LEARNED_SEARCH` (`learned_roles`: the roles the policy takes, "
+        f"{' and '.join(LEARNED_ROLES)} where it does not say); `search-value` with `SEARCH` changed by "
+        "`VALUE_SEARCH` (its `rollout_options`: those of the value agent that finishes the playouts and judges where "
+        f"they stop). A setting a game does not name is `SearchAgent`'s default: {settings_text(defaults)}.",
+        "",
+        "| game | search (`SEARCH`) | search-ppo (`LEARNED_SEARCH`) | search-value (`VALUE_SEARCH`) |",
+        "| --- | --- | --- | --- |",
+    ]
+    for name, entry in GAMES.items():
+        module = agent_module(name)
+        search = settings_text(getattr(module, "SEARCH", {})) or "the defaults"
+        learned_search = settings_text(getattr(module, "LEARNED_SEARCH", {})) or "as search"
+        value_search = "no value agent"
+        if hasattr(module, "VALUE_AGENT"):
+            value_search = settings_text(getattr(module, "VALUE_SEARCH", {})) or "as search"
+        lines.append(f"| {entry.label} | {search} | {learned_search} | {value_search} |")
+    return "\n".join(lines) + "\n"
+
+
+def settings_text(settings: dict) -> str:
+    """``simulations=256``, ``horizon=level_end``...: each setting as the agent module writes it (a function by its
+    name), in code marks."""
+    return ", ".join(f"`{key}={getattr(value, '__name__', None) if callable(value) else repr(value)}`"
+                     for key, value in settings.items())
 
 
 def saved_policy(path: str, seed: int | None = None, game: str | None = None):
@@ -230,5 +273,10 @@ def run_model(path: str) -> str:
 
 __all__ = ["Agent", "RandomAgent", "PolicyAgent", "AGENTS", "NAMED_HEURISTICS", "VALUE_GAMES", "make_agent",
            "heuristic", "agent_module", "games_with", "agent_descriptions", "named_heuristics",
+<<<<<<< HEAD
            "value_games", "committed_model", "saved_policy", "search_agent", "run_model",
            "value_agent", "value_game", "search_on_value"]
+=======
+           "value_games", "committed_model", "saved_policy", "search_agent",
+           "value_agent", "value_game", "search_on_value", "search_settings_table"]
+>>>>>>> onesource

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import argparse
-import importlib.metadata
 import importlib.util
 import inspect
+import shlex
 import sys
 from pathlib import Path
 
@@ -15,7 +15,7 @@ from ..envs.core.env import observation_modes
 from .evaluation.evaluate import BACKENDS, WorkerDied
 from .evaluation.leaderboard import AGENT_ORDER, LEADERBOARD_EPISODES, LEADERBOARD_SEARCH_EPISODES
 from .human.replay import LONGEST_REPLAY_SECONDS
-from .outputs import check_folder, check_output
+from .outputs import check_folder, check_output, package_version
 
 
 # The optional extras, by the modules they bring (pyproject.toml's optional-dependencies).
@@ -36,13 +36,6 @@ def require(extra: str, *modules: str) -> None:
     for module in modules:
         if importlib.util.find_spec(module) is None:
             raise ModuleNotFoundError(f"No module named {module!r}", name=module)
-
-
-def version() -> str:
-    try:
-        return importlib.metadata.version("tabletop-gym")
-    except importlib.metadata.PackageNotFoundError:  # run from a source tree that is not installed
-        return "unknown"
 
 
 def cmd_list(args) -> None:
@@ -129,7 +122,7 @@ def cmd_bench(args) -> None:
         if path:
             check_output(path)
     throughput(duration=args.duration, repeats=args.repeats, games=_names(args.games), out=args.out, png=args.png,
-               progress=not args.quiet)
+               progress=not args.quiet, command=args.command_line)
 
 
 def cmd_leaderboard(args) -> None:
@@ -145,7 +138,8 @@ def cmd_leaderboard(args) -> None:
             require("rl", "sb3_contrib")
     leaderboard(episodes=args.episodes, seed=args.seed, workers=args.workers, games=_names(args.games),
                 agents=[a.strip() for a in args.agents.split(",")], out=args.out, png=args.png, ppo_models=ppo,
-                progress=not args.quiet, search_episodes=args.search_episodes, **_backend(args))
+                progress=not args.quiet, search_episodes=args.search_episodes, command=args.command_line,
+                **_backend(args))
 
 
 # The trainers of ``tabletop-gym train``, a file each in benchmarks/training/, and the flags that choose them.
@@ -268,7 +262,7 @@ def cmd_curves(args) -> None:
     from .training.curves import main as curves
 
     require("rl", "matplotlib")
-    curves(args.runs, out=args.out, table=args.table)
+    curves(args.runs, out=args.out, table=args.table, command=args.command_line)
 
 
 def cmd_replay(args) -> None:
@@ -362,7 +356,7 @@ def build_parser() -> argparse.ArgumentParser:
     formatter = HelpWithDefaults
     parser = argparse.ArgumentParser(prog="tabletop-gym", description="Tabletop games as RL environments.",
                                      formatter_class=formatter)
-    parser.add_argument("--version", action="version", version=f"%(prog)s {version()}")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {package_version()}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     def command(name: str, help: str, run) -> argparse.ArgumentParser:
@@ -554,6 +548,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv=None) -> int:
     args = build_parser().parse_args(argv)
+    # The command line as typed, which the pages a command writes begin with.
+    args.command_line = shlex.join(["tabletop-gym", *(sys.argv[1:] if argv is None else argv)])
     try:
         args.run(args)
     except ValueError as error:

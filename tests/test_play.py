@@ -3,14 +3,15 @@
 import io
 import random
 import re
+from pathlib import Path
 
 import gymnasium as gym
 import numpy as np
 import pytest
 
 from tabletop_gym.agents import make_agent
-from tabletop_gym.benchmarks.human.play import game_over, move_lines, play
-from tabletop_gym.envs import GAMES
+from tabletop_gym.benchmarks.human.play import game_over, help_text, move_lines, play, rules_in_short
+from tabletop_gym.envs import GAMES, BadFileError, game_module
 from tabletop_gym.envs.core.cards import card_label
 
 WIDEST = 100
@@ -136,6 +137,27 @@ def test_question_mark_and_help_show_the_rules_and_the_move_names(game):
     legend = out[out.index("the moves:"):out.index("Type a move's number")]
     kinds = {name.split("_")[0] for name in env.action_names}
     assert all(f"  {kind}" in legend for kind in kinds), sorted(k for k in kinds if f"  {k}" not in legend)
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_the_help_is_the_in_short_section_of_the_games_rules_page(game):
+    rules_page = Path(game_module(game, "narrate").__file__).with_name("RULES.md")
+    paragraphs, legend = rules_in_short(rules_page)
+    shown = " ".join(help_text(game).split())  # the help as words, its wrapping undone
+    assert paragraphs and all(paragraph in shown for paragraph in paragraphs)
+    assert legend and all(f"{move} {meaning}" in shown for move, meaning in legend)
+
+
+def test_a_rules_page_without_its_in_short_section_is_refused_in_one_line_naming_it(tmp_path):
+    page = tmp_path / "RULES.md"
+    for text in ("# A game\n\n## Setup\n\nDeal.\n", "# A game\n\n## In short\n\nWin.\n\n## Setup\n",
+                 "# A game\n\n## In short\n\nWin.\n\n| move | what |\n| --- | --- |\n| go | go on |\n"):
+        page.write_text(text)
+        with pytest.raises(BadFileError, match="## In short") as refused:
+            rules_in_short(page)
+        assert str(page) in str(refused.value) and "\n" not in str(refused.value)
+    with pytest.raises(BadFileError, match="missing"):
+        rules_in_short(tmp_path / "nothing" / "RULES.md")
 
 
 def test_splendor_spells_out_its_colours():

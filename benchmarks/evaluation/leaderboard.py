@@ -28,7 +28,7 @@ from ... import envs
 from ...envs import GAMES
 from ..ceiling import verdicts as ceiling
 from .evaluate import EvalResult, evaluate
-from ..outputs import check_output
+from ..outputs import check_output, provenance, python_call
 from ..ceiling.solver import UNKNOWN, WON, proves
 
 # The default rows: the scripted players, then the learned ones, each named as what it is: PPO alone from random
@@ -330,16 +330,18 @@ def chart(results: list, path: Path) -> None:
 def main(episodes: int = LEADERBOARD_EPISODES, seed: int = 0, workers: int | None = None, games=None,
          agents=AGENT_ORDER, out: str = "leaderboard.md", png: str | None = "leaderboard.png",
          ppo_models: dict | None = None, progress: bool = True, search_episodes: int | None = None,
-         backend: str = "local", address: str | None = None) -> str:
-    """Play the leaderboard, print its table, write it to ``out`` and its chart to ``png``; say what was written."""
+         backend: str = "local", address: str | None = None, command: str | None = None) -> str:
+    """Play the leaderboard, print its page, write it to ``out`` and its chart to ``png``; say what was written.
+    The page begins with ``command`` (the command line that asked for it; by default this call)."""
+    command = command or python_call(main, locals())
     for path in (out, png):
         if path:
             check_output(path)
     started = time.perf_counter()
     results = run(episodes, seed, workers, games, agents, ppo_models, progress, search_episodes, backend, address)
-    table = markdown(results, seed, learned_notes(results, ppo_models))
-    print(table)
-    Path(out).write_text(table, encoding="utf-8")
+    page = provenance(command) + "\n\n" + markdown(results, seed, learned_notes(results, ppo_models))
+    print(page)
+    Path(out).write_text(page, encoding="utf-8")
     written = [str(out)]
     if png:
         try:
@@ -348,4 +350,4 @@ def main(episodes: int = LEADERBOARD_EPISODES, seed: int = 0, workers: int | Non
         except ImportError:
             print("no chart: matplotlib is not installed (pip install 'tabletop-gym[rl]')")
     print(f"wrote {' and '.join(written)} ({len(results)} rows in {time.perf_counter() - started:.0f} s)")
-    return table
+    return page

@@ -28,6 +28,7 @@ import numpy as np
 from tqdm import tqdm
 
 from ...envs import GAMES
+from ..outputs import provenance, python_call
 
 REFERENCE = "connect_four_v3.env()"
 VECTOR_SIZES = (1, 64, 1024)
@@ -265,9 +266,12 @@ def chart(rows: list[Row], path) -> None:
 
 
 def main(duration: float = 2.0, repeats: int = 3, games=None, out: str | None = None, png: str | None = None,
-         progress: bool = False) -> str:
+         progress: bool = False, command: str | None = None) -> str:
+    """Measure, print the page of tables, write it to ``out`` and the chart to ``png``. The page begins with
+    ``command`` (the command line that asked for it; by default this call)."""
+    command = command or python_call(main, locals())
     rows = measure(duration, repeats, games, progress=progress)
-    table = markdown_table(rows)
+    table = provenance(command) + "\n\n" + markdown_table(rows)
     vectors = vector_table(rows)
     if vectors:
         table += "\n\n" + vectors

@@ -5,14 +5,16 @@ move is played here (the env is built with ``skip_forced=False``, so none is pla
 move set off inside the env is read off the table before and after it (the cards a draw turned, the monsters
 that moved and bit), and in a game of several players the others' moves come from ``info["opponent_moves"]``
 of the step that played them. ``?`` or ``help`` at the prompt shows the game's rules in short and what the
-move names mean. What is said about a game is the game's own: its folder's ``narrate`` module gives its
-``TITLE``, ``RULES`` (paragraphs), ``LEGEND`` (move, meaning), ``narrate(env, before, after)`` (what a step
-did, in words), ``ending(info, seat)`` (how the game ended, what its score counts) and, for a game with
-opponents, ``opponent_move(move, seat, before, env)``.
+move names mean: the ``## In short`` section of the game's RULES.md (paragraphs, then a ``| move | meaning |``
+table), the one text the game's page shows too. What is said about a game is the game's own: its folder's
+``narrate`` module gives its ``TITLE``, ``narrate(env, before, after)`` (what a step did, in words),
+``ending(info, seat)`` (how the game ended, what its score counts) and, for a game with opponents,
+``opponent_move(move, seat, before, env)``.
 """
 
 from __future__ import annotations
 
+import re
 import sys
 import textwrap
 from importlib import resources
@@ -21,12 +23,13 @@ import gymnasium as gym
 import numpy as np
 
 from ... import envs
-from ...envs import game_module
+from ...envs import BadFileError, game_module
 
 WIDTH = 79           # what is written here fits an 80-column terminal; the tables stay within 100
 LIST_ONE_A_LINE = 10  # up to this many legal moves are listed one a line; more are grouped by kind
 QUIT = ("q", "quit", "exit")
 HELP = ("?", "h", "help")
+IN_SHORT = "## In short"  # the section of a game's RULES.md that the help shows
 
 
 def play(game: str, seed: int | None = None, stdin=None, stdout=None, **table_options) -> dict | None:
@@ -50,6 +53,7 @@ class Terminal:
         self.name, self.env, self.stdin, self.stdout = name, env, stdin, stdout
         self.names = env.action_names
         self.words = game_module(name, "narrate")  # what the game says of itself
+        self.help = help_text(name)  # read before the game starts: a RULES.md without its section fails at once
 
     def say(self, text: str = "") -> None:
         print(text, file=self.stdout, flush=True)
@@ -104,7 +108,7 @@ class Terminal:
                 self.say("you left the game")
                 return None
             if key in HELP:
-                self.say(help_text(self.name))
+                self.say(self.help)
                 self.show(legal)
             elif key in by_name:
                 return by_name[key]
@@ -178,19 +182,47 @@ def move_lines(names: list[str]) -> list[str]:
 def help_text(name: str) -> str:
     """The game's rules in short, the legend of its move names, and where the full rules are."""
     words = game_module(name, "narrate")
+    rules_page = resources.files(words.__package__).joinpath("RULES.md")
+    paragraphs, legend = rules_in_short(rules_page)
     lines = ["", f"{words.TITLE}: the rules in short", ""]
-    lines += "\n\n".join(wrapped("  " + paragraph, indent=2) for paragraph in words.RULES).splitlines()
+    lines += "\n\n".join(wrapped("  " + paragraph, indent=2) for paragraph in paragraphs).splitlines()
     lines += ["", "the moves:"]
-    for move, meaning in words.LEGEND:
+    for move, meaning in legend:
         lines.append(wrapped(f"  {move:<16} {meaning}", indent=19))
     lines += ["", wrapped("  Type a move's number (in [ ]) or its name; ? or help shows this again, q quits.",
                           indent=2)]
-    rules_page = resources.files(words.__package__).joinpath("RULES.md")
-    if rules_page.is_file():
-        # The installed path can be longer than a line: the folder and the file go on lines of their own.
-        lines += [wrapped("  The full rules, every ruling included, are RULES.md in the folder", indent=4),
-                  f"  {rules_page.parent}" if len(str(rules_page.parent)) <= 98 else f"  tabletop_gym/envs/{name}/"]
+    # The installed path can be longer than a line: the folder and the file go on lines of their own.
+    lines += [wrapped("  The full rules, every ruling included, are RULES.md in the folder", indent=4),
+              f"  {rules_page.parent}" if len(str(rules_page.parent)) <= 98 else f"  tabletop_gym/envs/{name}/"]
     return "\n".join(lines)
+
+
+def rules_in_short(rules_page) -> tuple[list[str], list[tuple[str, str]]]:
+    """The ``## In short`` section of a game's RULES.md: its paragraphs (each joined into one line) and the rows
+    of its ``| move | meaning |`` table, as plain text (Markdown's code marks dropped)."""
+    if not rules_page.is_file():
+        raise BadFileError(rules_page, "missing: every game's folder holds its RULES.md")
+    section = "\n".join(markdown_section(rules_page.read_text(encoding="utf-8"), IN_SHORT)).replace("`", "")
+    blocks = [block.strip().splitlines() for block in section.split("\n\n") if block.strip()]
+    paragraphs = [" ".join(line.strip() for line in block) for block in blocks if not block[0].startswith("|")]
+    rows = [tuple(cell.strip() for cell in line.strip().strip("|").split("|"))
+            for block in blocks if block[0].startswith("|") for line in block]
+    head, legend = rows[:2], rows[2:]
+    table_is_right = head == [("move", "meaning"), ("---", "---")] and legend and all(len(row) == 2 for row in legend)
+    if not (paragraphs and table_is_right):
+        raise BadFileError(rules_page, f"no '{IN_SHORT}' section of paragraphs then a '| move | meaning |' table, "
+                                       "which tabletop-gym play shows as the game's help")
+    return paragraphs, legend
+
+
+def markdown_section(text: str, heading: str) -> list[str]:
+    """The lines under ``heading`` up to the next heading (none when the heading is not there)."""
+    lines = text.splitlines()
+    if heading not in lines:
+        return []
+    start = lines.index(heading) + 1
+    end = next((k for k in range(start, len(lines)) if re.match(r"#+ ", lines[k])), len(lines))
+    return lines[start:end]
 
 
 def game_over(name: str, info: dict, seat: int = 0) -> str:

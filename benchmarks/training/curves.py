@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..outputs import check_output
+from ..outputs import check_output, provenance, python_call
 
 
 def read_run(folder) -> dict:
@@ -116,7 +116,10 @@ def markdown(runs: list) -> str:
     return "\n".join(lines) + "\n"
 
 
-def main(folders, out: str = "learning_curves.png", table: str | None = None) -> str:
+def main(folders, out: str = "learning_curves.png", table: str | None = None, command: str | None = None) -> str:
+    """Draw the curves of the runs in ``folders`` to ``out``, print their page of tables and write it to ``table``.
+    The page begins with ``command`` (the command line that asked for it; by default this call)."""
+    command = command or python_call(main, locals())
     for path in (out, table):
         if path:
             check_output(path)
@@ -124,7 +127,7 @@ def main(folders, out: str = "learning_curves.png", table: str | None = None) ->
     if not runs:
         raise ValueError("name at least one run folder")
     chart(runs, out)
-    text = markdown(runs)
+    text = provenance(command) + "\n\n" + markdown(runs)
     print(text)
     if table:
         Path(table).write_text(text, encoding="utf-8")

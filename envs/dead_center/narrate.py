@@ -1,5 +1,5 @@
-"""Dead Center at the terminal (``tabletop-gym play``): its title, its rules in short, what its move names
-mean, what a step did that the table alone would not say, and how the game ended."""
+"""Dead Center at the terminal (``tabletop-gym play``): its title (the rules in short and the moves' legend are in
+RULES.md), what a step did that the table alone would not say, and how the game ended."""
 
 from __future__ import annotations
 
@@ -7,25 +7,6 @@ from ..core.cards import card_label, parse_card
 from . import rules
 
 TITLE = "Dead Center"
-
-RULES = [
-    "Kill the 12 zombies (J, Q, K) that lie face down around the cabin, a 3x3 grid of piles numbered 0-8 "
-    "row by row. Each turn: reveal a zombie (while any is face down), draw a card and play it on a pile, "
-    "then perhaps kill.",
-    "A card goes on a pile whose top card is of the same value, or of the same colour and higher, or of "
-    "the other colour and lower; a joker goes anywhere and takes anything. If the card fits no pile, you "
-    "lose.",
-    "After a play, a face-up zombie in a slot next to that pile dies if the two other top cards in its line "
-    "(its supports) sum to 10 or more: a king needs both of its suit, a queen both of its colour, a jack "
-    "any. One kill a turn. Kill all 12 to win (score: the cards left in the draw pile); an empty draw "
-    "pile loses.",
-]
-
-LEGEND = [
-    ("reveal_T0", "turn the zombie at slot T0 face up: T top, R right, B bottom, L left, 0-2 along its side"),
-    ("play_3", "play the drawn card on pile 3 (3:10♠ on the grid is pile 3, its top card 10♠)"),
-    ("kill_T0", "kill the zombie at slot T0"),
-]
 
 
 def narrate(env, old, new) -> list[str]:

@@ -1,5 +1,5 @@
-"""Dungeon Solitaire at the terminal (``tabletop-gym play``): its title, its rules in short, what its move names
-mean, what a step did that the table alone would not say, and how the game ended."""
+"""Dungeon Solitaire at the terminal (``tabletop-gym play``): its title (the rules in short and the moves' legend are
+in RULES.md), what a step did that the table alone would not say, and how the game ended."""
 
 from __future__ import annotations
 
@@ -8,33 +8,6 @@ from ..core.render import cards_text
 from . import rules
 
 TITLE = "Dungeon Solitaire: Tomb of Four Kings"
-
-RULES = [
-    "Delve into the tomb turn by turn, collect the four kings and get out alive. A turn reveals cards up to "
-    "its encounter, the first 2-10 of spades (a monster), diamonds (a trap) or clubs (a sealed door). Each "
-    "draw then reveals an action card: one at least the encounter's value wins the turn and its treasure "
-    "(diamonds, kings, the joker) goes to the hand.",
-    "A monster hits for the difference and fights on; a trap hits once and the turn is lost; a door that "
-    "stays shut costs cards from the deck. A queen wins the encounter (divine favour); jacks are skills "
-    "kept in the hand; every ace is a torch going out, and the fourth loses the game (unless the joker, "
-    "the Scroll of Light, is in the hand). HP 0 loses too.",
-    "After two delve turns you may retreat: the way back has one turn fewer than the way in. Escaping "
-    "scores your treasure; escaping with all four kings wins.",
-]
-
-LEGEND = [
-    ("draw", "reveal the next card: starts a turn, or plays on against the encounter"),
-    ("delve", "start the next delve turn"),
-    ("retreat", "turn back (possible after two delve turns)"),
-    ("berserk", "monster: use J♠ (Go Berserk) and win the encounter"),
-    ("disarm", "trap: use J♦ (Disarm Mechanism) and win the encounter"),
-    ("pick_lock", "door: use J♣ (Pick Lock) and win the encounter"),
-    ("discard", "a door stayed shut: discard the cards it costs from the deck"),
-    ("dodge", "spend J♥ (Dodge Blow): the coming blow does nothing"),
-    ("take_damage", "take the coming blow"),
-    ("drop_7D", "buy off a monster with a treasure from the hand worth at least its value (7D 7♦, KS K♠, "
-                "JK the joker); the turn is lost"),
-]
 
 
 def narrate(env, old, new) -> list[str]:

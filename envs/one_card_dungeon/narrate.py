@@ -1,33 +1,11 @@
-"""One Card Dungeon at the terminal (``tabletop-gym play``): its title, its rules in short, what its move names
-mean, what a step did that the table alone would not say, and how the game ended."""
+"""One Card Dungeon at the terminal (``tabletop-gym play``): its title (the rules in short and the moves' legend are in
+RULES.md), what a step did that the table alone would not say, and how the game ended."""
 
 from __future__ import annotations
 
 from . import rules
 
 TITLE = "One Card Dungeon"
-
-RULES = [
-    "Clear 12 levels of monsters on a 5x5 grid (row 0 the far edge). Each turn you roll three dice and "
-    "give one to each of Speed, Attack and Defense (skill + die is this turn's total).",
-    "Then move and attack in any order: a step costs 2 Speed orthogonally, 3 diagonally; an attack on a "
-    "monster in your range and sight costs its Defense in Attack and takes 1 Health. Ending the turn "
-    "lets the monsters move; then those in range and sight of you attack: their Attack summed, divided "
-    "by your Defense total (rounded down), is the damage you take.",
-    "Killing a level's last monster lets you raise a skill or heal to 6, then the next level begins. "
-    "Health 0 loses; the score is the levels cleared; clearing level 12 wins.",
-]
-
-LEGEND = [
-    ("assign_HML", "the dice sorted High, Mid, Low go to Speed, Attack, Defense in the order of the "
-                   "letters (assign_LHM: Low to Speed, High to Attack, Mid to Defense)"),
-    ("move_r1c2", "walk to row 1, column 2 by the cheapest path"),
-    ("attack_0", "attack monster 0 (on the grid 0s2: monster 0, a spider with 2 Health)"),
-    ("end_turn", "end your moves: the monsters move and attack"),
-    ("upgrade_speed", "after a level: +1 Speed (or attack, defense, range)"),
-    ("heal", "after a level: Health back to 6"),
-    ("grid", "@ you, ## a wall, S and E the stairs, . floor"),
-]
 
 
 def narrate(env, old, new) -> list[str]:

@@ -1,5 +1,5 @@
-"""Royal Assassin at the terminal (``tabletop-gym play``): its title, its rules in short, what its move names
-mean, what a step did that the table alone would not say, and how the game ended."""
+"""Royal Assassin at the terminal (``tabletop-gym play``): its title (the rules in short and the moves' legend are in
+RULES.md), what a step did that the table alone would not say, and how the game ended."""
 
 from __future__ import annotations
 
@@ -8,25 +8,6 @@ from ..core.render import cards_text
 from . import rules
 
 TITLE = "Royal Assassin"
-
-RULES = [
-    "Kill every face card. Each suit's jacks, queens and kings stand in that suit's column; the newest is "
-    "its pretender. You turn the deck one card at a time: a face card joins its column, a number card "
-    "(2-10, ace 11) may attack the pretender of a column of the other colour, or pass onto the reserve.",
-    "A pretender dies when the attack on it minus its defence reaches its value (J 11, Q 12, K 13). After "
-    "each attack, reserve cards of the pretender's suit defend it from the top of the reserve; when the "
-    "defence reaches the attack, the attack is wiped out. A reserve top of the attacking suit may attack "
-    "again. A column under attack is locked to the attacking suit.",
-    "The joker, the Royal Assassin, can go on a column of two or more face cards with an attack: when that "
-    "pretender dies the whole column dies. You win when no face card is left (score: the cards left in the "
-    "deck) and lose when the deck runs out.",
-]
-
-LEGEND = [
-    ("attack_S", "attack the ♠ column's pretender with the card in play (H ♥, D ♦, C ♣)"),
-    ("assassin_S", "the same attack, and the joker goes on that column"),
-    ("pass", "put the drawn card on the reserve, or stop continuing an attack"),
-]
 
 
 def narrate(env, old, new) -> list[str]:

@@ -1,5 +1,6 @@
-"""Splendor at the terminal (``tabletop-gym play``): its title, its rules in short, what its move names mean,
-what a step did that the table alone would not say, the opponents' moves in words, and how the game ended."""
+"""Splendor at the terminal (``tabletop-gym play``): its title (the rules in short and the moves' legend are in
+RULES.md), what a step did that the table alone would not say, the opponents' moves in words, and how the game
+ended."""
 
 from __future__ import annotations
 
@@ -7,31 +8,6 @@ from . import rules
 from .cards import card_text
 
 TITLE = "Splendor"
-
-RULES = [
-    "Be the first to 15 prestige points. Gems come in five colours, W white, U blue, G green, R red, "
-    "K black, and gold Y is wild. On your turn, take 3 gems of different colours, or 2 of one colour "
-    "(when the bank holds 4 of it), or reserve a card (and take a gold), or buy a card.",
-    "A card costs gems; every card you own is a permanent gem of its colour (a bonus) that pays for later "
-    "cards, and many give points. A noble visits (3 points) at the end of a turn in which your bonuses "
-    "meet its requirement. You may hold 10 tokens at most and return the rest.",
-    "When someone reaches 15 points the round is played out; the most points wins (a tie: fewer cards "
-    "bought). Cards read #23 G 1pt (4K): card 23, a green bonus, 1 point, costs 4 black.",
-]
-
-LEGEND = [
-    ("colours", "W white, U blue, G green, R red, K black; Y gold (wild)"),
-    ("take_WUG", "take 3 gems of different colours: white, blue, green"),
-    ("take_WW", "take 2 white gems (the bank must hold 4 white)"),
-    ("take_WU, take_W", "take fewer, when fewer than 3 colours are left in the bank"),
-    ("reserve_t1_2", "reserve the tier 1 card in slot [2] and take a gold; you may hold 3"),
-    ("reserve_t1_deck", "reserve the top card of the tier 1 deck, unseen by the others"),
-    ("buy_t1_2", "buy the tier 1 card in slot [2]"),
-    ("buy_reserved_0", "buy your reserved card [0]"),
-    ("return_W", "give a white token back (over 10 tokens)"),
-    ("noble_0", "choose noble [0] when more than one can visit"),
-    ("pass", "only when no other move is legal"),
-]
 
 GEM_WORDS = dict(zip("WUGRKY", ("white", "blue", "green", "red", "black", "gold")))
 

@@ -1,5 +1,5 @@
-"""High or Low at the terminal (``tabletop-gym play``): its title, its rules in short, what its move names mean,
-what a step did, and how the game ended."""
+"""High or Low at the terminal (``tabletop-gym play``): its title (the rules in short and the moves' legend are in
+RULES.md), what a step did, and how the game ended."""
 
 from __future__ import annotations
 
@@ -8,18 +8,6 @@ from tabletop_gym.envs.core.cards import card_label
 from . import rules
 
 TITLE = "High or Low"
-
-RULES = [
-    "Thirteen spades, ace low to king high, are shuffled and the top card turned face up. Guess whether the "
-    "next card is higher or lower, then turn it: a right guess counts and the turned card is the new face-up "
-    "card; a wrong guess loses. Five right guesses win.",
-]
-
-LEGEND = [
-    ("higher", "the next card is higher than the face-up card"),
-    ("lower", "the next card is lower than the face-up card"),
-    ("turn", "turn the next card (after a guess, the only move)"),
-]
 
 
 def narrate(env, old, new) -> list[str]:
