@@ -21,7 +21,7 @@ extensions = [
 ]
 
 source_suffix = {".md": "myst-nb", ".ipynb": "myst-nb"}
-exclude_patterns = ["_build", "throughput.md", "**/.ipynb_checkpoints"]
+exclude_patterns = ["_build", "throughput.md", "games/search_settings.md", "**/.ipynb_checkpoints"]
 
 myst_enable_extensions = ["colon_fence"]
 myst_heading_anchors = 3

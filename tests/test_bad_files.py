@@ -30,7 +30,6 @@ from tabletop_gym.envs import BadFileError
 
 GAME = "royal_assassin"
 RECORD = {"game": "Tabletop/RoyalAssassin-v0", "settings": {"hidden": [8]}, "seed": 0}
-OTHER_BRANCH = pytest.mark.xfail(strict=False, reason="records/verdicts loaders: other branch")
 
 
 def tiny_policy():
@@ -245,8 +244,7 @@ def corrupted(data, original, kind: str, folder):
     return path
 
 
-@pytest.mark.parametrize("kind", ["policy", "value", "network", pytest.param("record", marks=OTHER_BRANCH),
-                                  pytest.param("verdicts", marks=OTHER_BRANCH)])
+@pytest.mark.parametrize("kind", ["policy", "value", "network", "record", "verdicts"])
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.data())
 def test_a_corrupted_file_loads_usable_or_is_a_bad_file_error(originals, tmp_path, kind, data):

@@ -12,12 +12,13 @@ import pytest
 
 import tabletop_gym.agents
 import tabletop_gym.envs
-from tabletop_gym.envs import EpisodeOverError, IllegalActionError
+from tabletop_gym.envs import BadFileError, EpisodeOverError, IllegalActionError
 
 # One instance of each exception class the project defines, made as the code makes it.
 EXAMPLES = {
     IllegalActionError: lambda: IllegalActionError("3 (take_WUG)", ["pass", "take_W"]),
     EpisodeOverError: lambda: EpisodeOverError("the episode is over; call reset() to start a new one"),
+    BadFileError: lambda: BadFileError("policy.npz", "not a saved policy or value (.npz): a damaged zip"),
 }
 
 

@@ -12,9 +12,11 @@ import os
 import re
 from pathlib import Path
 
+from tabletop_gym.agents import search_settings_table
 from tabletop_gym.envs import GAMES
 
 PAGES = "games"
+SEARCH_SETTINGS = "search_settings"  # not a page: a table the agents page includes
 FENCE = re.compile(r"^\s*(```|~~~)")
 
 
@@ -66,12 +68,13 @@ def index_page() -> str:
 
 
 def write_pages(app) -> None:
-    """Write ``docs/games/``: an index and a page per game. A page is rewritten only when its text changed, so that
-    Sphinx rebuilds only what changed."""
+    """Write ``docs/games/``: an index and a page per game, and the search agents' settings the agents page
+    includes. A page is rewritten only when its text changed, so that Sphinx rebuilds only what changed."""
     docs = Path(app.srcdir)
     folder = docs / PAGES
     folder.mkdir(exist_ok=True)
-    pages = {"index": index_page()} | {name: game_page(entry, docs) for name, entry in GAMES.items()}
+    pages = ({"index": index_page(), SEARCH_SETTINGS: search_settings_table()}
+             | {name: game_page(entry, docs) for name, entry in GAMES.items()})
     for name, text in pages.items():
         path = folder / f"{name}.md"
         if not path.exists() or path.read_text(encoding="utf-8") != text:
