@@ -29,6 +29,7 @@ turns one game's infos back into the single env's info.
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import gymnasium as gym
@@ -38,10 +39,16 @@ from gymnasium.utils import seeding
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
+from .env import ILLEGAL_ACTION_MODES, check_choice
 from .errors import EpisodeOverError, IllegalActionError
 from .state import ArrayState
 
 SCALAR_TYPES = (bool, int, float, np.bool_, np.integer, np.floating)
+# What each game (a row) shares with a single env of the same options, for ``get_attr`` and ``call``.
+ROW_ATTRIBUTES = ("action_names", "spec", "observation_space", "action_space", "metadata", "render_mode",
+                  "skip_forced", "reward_mode", "illegal_action")
+# The arguments of ``gym.make_vec`` that are the vector env's, not a game's: left out of a row's spec.
+VECTOR_ARGUMENTS = ("num_envs", "vectorization_mode", "vector_kwargs", "wrappers", "autoreset_mode")
 
 
 def check_autoreset_mode(mode) -> AutoresetMode:
@@ -213,7 +220,8 @@ class TabletopVectorEnv(VectorEnv):
     ``final_obs`` and ``final_info`` where a game ended; ``final_obs`` an object array as Gymnasium defines it):
     ``action_mask``, the single env's outcome keys (``won``, ``score``, ... over the games that just ended, their
     ``_key`` mask saying which) with ``result`` an integer code into ``RESULT_NAMES``, and ``illegal_action``
-    (``_illegal_action``: the games an illegal action ended). ``info_of(infos, i)`` gives game i's as the single env's info has them.
+    (``_illegal_action``: the games an illegal action ended). ``info_of(infos, i)`` gives game i's as the single
+    env's info has them.
 
     A call that raises (a bad seed, option, reset mask or action array) changes nothing: no game, no generator, no
     mask. An action that names no action (a float, a whole one included, as in the single env and Gymnasium's
@@ -431,6 +439,59 @@ class TabletopVectorEnv(VectorEnv):
                 continue
             info[key] = self._single_value(key, values[index])
         return info
+
+    # ------------------------------------------------------------ Gymnasium's sub-env access
+
+    def call(self, name: str, *args, **kwargs) -> tuple:
+        """Gymnasium's ``VectorEnv.call``: each game's answer, as a tuple. The games are rows of one batch, not env
+        objects, so it answers ``call("action_masks")`` (each row's mask, as ``action_masks()`` gives it) and the
+        attributes of ``get_attr`` (an attribute's value, as Gymnasium's ``SyncVectorEnv`` gives it); any other
+        name is refused."""
+        if name == "action_masks":
+            return tuple(self.action_masks(*args, **kwargs))
+        if name in ROW_ATTRIBUTES:
+            return self.get_attr(name)
+        raise AttributeError(f"{type(self).__name__}.call supports 'action_masks' and the attributes of get_attr "
+                             f"({', '.join(ROW_ATTRIBUTES)}): its games are rows of one batch, not envs; got {name!r}")
+
+    def get_attr(self, name: str) -> tuple:
+        """Gymnasium's ``VectorEnv.get_attr``: each game's value of ``name``, one of the attributes every game shares
+        with a single env of the same options (``ROW_ATTRIBUTES``; ``spec`` is that single env's spec)."""
+        if name not in ROW_ATTRIBUTES:
+            raise AttributeError(f"{type(self).__name__}.get_attr supports {', '.join(ROW_ATTRIBUTES)} (what its "
+                                 f"games share: they are rows of one batch, not envs); got {name!r}")
+        if name == "spec":
+            value = self._row_spec()
+        elif name == "metadata":
+            value = self._dealer.metadata
+        elif name in ("observation_space", "action_space"):
+            value = getattr(self, "single_" + name)
+        else:
+            value = getattr(self, name)
+        return (value,) * self.num_envs
+
+    def set_attr(self, name: str, values) -> None:
+        """Gymnasium's ``VectorEnv.set_attr``: a value for every game, or a list or tuple of one per game. The games
+        share their options, so it takes ``illegal_action`` only, the same for every game; the other options are
+        ``gym.make_vec``'s."""
+        if name != "illegal_action":
+            raise AttributeError(f"{type(self).__name__}.set_attr supports 'illegal_action' only (its games share "
+                                 f"the other options, given to gym.make_vec); got {name!r}")
+        if isinstance(values, (list, tuple)):
+            if len(values) != self.num_envs or len(set(values)) != 1:
+                raise ValueError(f"set_attr('illegal_action', ...) takes one mode, or a list of {self.num_envs} "
+                                 f"equal ones (the games share it), got {values!r}")
+            values = values[0]
+        check_choice("illegal_action", values, ILLEGAL_ACTION_MODES)
+        self.illegal_action = self._dealer.illegal_action = values
+
+    def _row_spec(self):
+        """One game's spec: a single env's of the same options (``gym.make(spec)`` makes one), from this env's spec
+        without the vector's own arguments; None where this env was made without ``gym.make_vec``."""
+        if self.spec is None:
+            return None
+        kwargs = {key: value for key, value in self.spec.kwargs.items() if key not in VECTOR_ARGUMENTS}
+        return dataclasses.replace(self.spec, kwargs=kwargs)
 
     def close_extras(self, **kwargs):
         dealer = getattr(self, "_dealer", None)  # None when the constructor refused its options
