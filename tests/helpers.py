@@ -41,8 +41,8 @@ def table(env: gym.Env) -> dict:
 
 
 def legal(env: gym.Env) -> set[str]:
-    names = env.unwrapped.action_names
-    return {names[i] for i in np.flatnonzero(env.unwrapped.action_masks())}
+    """The names of the legal actions (none once the game is over, where the mask offers every action)."""
+    return set(env.unwrapped.legal_action_names())
 
 
 def random_legal(rng: np.random.Generator, mask) -> int:
