@@ -59,7 +59,7 @@ def test_an_exception_rebuilds_from_its_message_alone(kind):
     assert isinstance(again, type(error).__mro__[1])  # still the ValueError / RuntimeError it is
 
 
-@pytest.mark.filterwarnings("ignore:.*(Received the following error|Raising the last exception)")
+@pytest.mark.filterwarnings("ignore:.*(Received the following error|Raising the last exception|Traceback)")
 def test_the_illegal_action_error_crosses_gymnasiums_async_vector_env():
     envs = gym.make_vec("Tabletop/RoyalAssassin-v0", num_envs=2, vectorization_mode="async", illegal_action="raise")
     try:
