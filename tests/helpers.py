@@ -41,8 +41,8 @@ def table(env: gym.Env) -> dict:
 
 
 def legal(env: gym.Env) -> set[str]:
-    names = env.unwrapped.action_names
-    return {names[i] for i in np.flatnonzero(env.unwrapped.action_masks())}
+    """The names of the legal actions (none once the game is over, where the mask offers every action)."""
+    return set(env.unwrapped.legal_action_names())
 
 
 def random_legal(rng: np.random.Generator, mask) -> int:
@@ -187,7 +187,10 @@ class SideBySide:
         """One step of every game; ``before(i, single, action)`` is called before single env i's step. Returns (game
         index, the single env's final info) for every game that ended."""
         self.observations, rewards, terminated, truncated, self.infos = self.vector.step(actions)
-        assert set(self.infos) == self.keys  # one set of keys on every reset and step
+        final_keys = {"final_obs", "_final_obs", "final_info", "_final_info"}
+        # One set of keys on every reset and step, and same-step autoreset's end only in a step where a game ended.
+        ended_now = (terminated | truncated).any() and self.mode == gym.vector.AutoresetMode.SAME_STEP
+        assert set(self.infos) == self.keys | (final_keys if ended_now else set())
         ended = []
         for i, single in enumerate(self.singles):
             if self.starting_over[i]:
@@ -222,9 +225,13 @@ class SideBySide:
 
     def _agree_at_once(self, i, single, single_obs, single_info, finished) -> None:
         """Same-step autoreset: the end in final_obs and final_info, and the next game already in the row."""
+        assert not self.infos["_won"][i] and not self.infos["_illegal_action"][i]  # the new game's reset info
+        if "final_info" not in self.infos:  # no game ended in this step
+            assert not finished
+            self._agree(i, single_obs, single_info)
+            return
         final_info = self.infos["final_info"]
         assert bool(self.infos["_final_obs"][i]) == finished and bool(self.infos["_final_info"][i]) == finished
-        assert not self.infos["_won"][i] and not self.infos["_illegal_action"][i]  # the new game's reset info
         if finished:
             assert np.array_equal(self.infos["final_obs"][i], single_obs)
             assert np.array_equal(final_info["action_mask"][i], single_info["action_mask"])
@@ -248,8 +255,8 @@ class SideBySide:
 
     def _agree(self, i: int, single_obs, single_info, finished=False) -> None:
         assert np.array_equal(self.observations[i], single_obs)
-        if finished:  # the single env has no legal action left; the vector env's row accepts any
-            assert not single_info["action_mask"].any() and self.infos["action_mask"][i].all()
+        if finished:  # no legal action is left, and both offer every action (it is ignored)
+            assert single_info["action_mask"].all() and self.infos["action_mask"][i].all()
         else:
             assert np.array_equal(self.infos["action_mask"][i], single_info["action_mask"])
         assert self.vector.take(i).equals(self.singles[i].state)

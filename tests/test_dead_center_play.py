@@ -39,7 +39,7 @@ def check_invariants(s: rules.State, info: dict, terminated: bool) -> None:
     assert top == s.turn - 1 + drawn_this_turn and 12 - s.face_down == min(top, 12)
     mask = info["action_mask"]
     if phase == rules.OVER:
-        assert terminated and not mask.any()
+        assert terminated and mask.all()  # no action is legal; every one is offered to a masked sampler
         assert info["won"] == (s.result == rules.WON) == (s.kills == 12) and info["kills"] == s.kills
         assert info["score"] == (s.end - top if info["won"] else 0)
         if s.result == rules.UNPLAYABLE:

@@ -247,7 +247,7 @@ def test_a_drawn_card_no_pile_accepts_loses_at_once():
         assert terminated and reward_value == 0.0
         assert (info["won"], info["score"], info["kills"], info["result"]) == (False, 0, 0, "unplayable")
         assert (d["phase"], d["drawn"], d["deck_size"]) == ("over", "AH", 32)
-        assert not env.action_masks().any()
+        assert env.action_masks().all() and not env.legal_action_names()
 
 
 def test_a_draw_due_from_an_empty_draw_pile_loses():
@@ -407,7 +407,7 @@ def test_the_twelfth_kill_wins_at_once_and_the_score_is_the_cards_left(reward, e
     assert (info["won"], info["score"], info["kills"], info["result"], reward_value) == (True, 21, 12, "won",
                                                                                          expected_reward)
     assert (d["phase"], d["deck_size"], d["drawn"], d["turn"]) == ("over", 21, None, 12)
-    assert set(d["slots"].values()) == {None} and not env.action_masks().any()
+    assert set(d["slots"].values()) == {None} and env.action_masks().all() and not env.legal_action_names()
     assert env.render_text(env.state).endswith("game over: WON, all 12 zombies killed with 21 cards left")
 
 

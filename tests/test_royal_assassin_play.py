@@ -78,7 +78,7 @@ def check_invariants(s: rules.State, info: dict, terminated: bool) -> None:
 
     faces = sum(n)
     if s.decision == rules.OVER:
-        assert terminated and not info["action_mask"].any()
+        assert terminated and info["action_mask"].all()  # no action is legal; every one is offered
         if s.result == rules.WON:
             assert faces == 0 and info["won"] and info["score"] == rules.deck_size(s)
         else:

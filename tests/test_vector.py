@@ -276,7 +276,8 @@ def test_splendors_view_cannot_be_loaded_from_single_states():
 @pytest.mark.parametrize("game", VECTOR_GAMES)
 def test_same_step_autoreset_gives_the_final_observation_and_info_as_gymnasiums_sync_vector_env(game):
     """Gymnasium's own SyncVectorEnv over single envs, in SAME_STEP mode, beside the native env in that mode: the
-    same observations, rewards, ends, masks, and final_obs / final_info (the result by name there, by code here)."""
+    same observations, rewards, ends, masks, and final_obs / final_info (the result by name there, by code here),
+    added to the infos as Gymnasium adds them: only in a step where a game ended, with the same masks and dtypes."""
     options = {"max_rounds": 3, "opponent": "random"} if game == "splendor" else {}
     native = gym.make_vec(env_id(game), num_envs=4, autoreset_mode="SameStep", **options)
     sync = gym.vector.SyncVectorEnv([lambda: gym.make(env_id(game), **options) for _ in range(4)],
@@ -286,7 +287,9 @@ def test_same_step_autoreset_gives_the_final_observation_and_info_as_gymnasiums_
     theirs, sync_infos = sync.reset(seed=2)
     rng = np.random.default_rng(0)
     endings = 0
-    for _ in range(120):
+    final_keys = {"final_obs", "_final_obs", "final_info", "_final_info"}
+    assert not final_keys & set(infos) and not final_keys & set(sync_infos)
+    for _ in range(300):
         assert np.array_equal(ours, theirs)
         assert np.array_equal(infos["action_mask"], sync_infos["action_mask"])
         actions = random_actions(rng, infos["action_mask"])
@@ -295,13 +298,20 @@ def test_same_step_autoreset_gives_the_final_observation_and_info_as_gymnasiums_
         assert np.array_equal(rewards, sync_rewards)
         assert np.array_equal(terminated, sync_terminated) and np.array_equal(truncated, sync_truncated)
         ended = terminated | truncated
-        assert np.array_equal(infos["_final_obs"], ended) and np.array_equal(infos["_final_info"], ended)
+        assert final_keys & set(infos) == final_keys & set(sync_infos) == (final_keys if ended.any() else set())
         if not ended.any():
-            assert "final_obs" not in sync_infos and all(o is None for o in infos["final_obs"])
             continue
         endings += ended.sum()
-        assert np.array_equal(sync_infos["_final_obs"], ended)
+        for key in ("_final_obs", "_final_info"):
+            assert infos[key].dtype == sync_infos[key].dtype == bool and np.array_equal(infos[key], sync_infos[key])
+        assert np.array_equal(infos["_final_obs"], ended)
+        assert infos["final_obs"].dtype == sync_infos["final_obs"].dtype == object
+        assert all(infos["final_obs"][i] is None is sync_infos["final_obs"][i] for i in np.flatnonzero(~ended))
         final, sync_final = infos["final_info"], sync_infos["final_info"]
+        assert final["action_mask"].dtype == sync_final["action_mask"].dtype
+        assert np.array_equal(final["action_mask"], sync_final["action_mask"])  # ones where a game ended, else zeros
+        for key in (key for key in sync_final if key.startswith("_") and key in final):
+            assert np.array_equal(final[key], sync_final[key]), key
         for i in np.flatnonzero(ended):
             assert np.array_equal(infos["final_obs"][i], sync_infos["final_obs"][i])
             single = {key: values[i] for key, values in sync_final.items()
@@ -358,8 +368,12 @@ def test_infos_are_numeric_with_one_set_of_keys_and_the_result_a_published_code(
     results = set()
     for _ in range(80):
         _, _, terminated, truncated, infos = vector.step(random_actions(rng, infos["action_mask"]))
-        assert set(infos) == keys
-        ends = infos["final_info"] if autoreset_mode == AutoresetMode.SAME_STEP else infos
+        at_once = autoreset_mode == AutoresetMode.SAME_STEP and (terminated | truncated).any()
+        # Same-step autoreset adds the end's keys in a step where a game ended, as Gymnasium's vector envs do.
+        assert set(infos) == keys | ({"final_obs", "_final_obs", "final_info", "_final_info"} if at_once else set())
+        if autoreset_mode == AutoresetMode.SAME_STEP and not at_once:
+            continue
+        ends = infos["final_info"] if at_once else infos
         for key, values in ends.items():
             assert values.dtype != object and values.shape[0] == 8, key
         assert np.array_equal(ends["_result"], terminated | truncated)

@@ -49,7 +49,7 @@ class SB3VectorEnv(VecEnv):
         observations, rewards, terminated, truncated, infos = self.vector_env.step(self._actions)
         ended = terminated | truncated
         at_once = self.vector_env.autoreset_mode == AutoresetMode.SAME_STEP
-        ends = infos["final_info"] if at_once else infos
+        ends = infos.get("final_info", {}) if at_once else infos  # final_info only where a game ended
         records = []
         for i in range(self.num_envs):
             record = self.vector_env.info_of(ends, i)

@@ -326,10 +326,17 @@ class TabletopEnv(HoldsOneGame, gym.Env):
 
     def _info(self, over: bool | None = None) -> dict[str, Any]:
         """The step's info; ``over``: whether the episode is over, when the caller knows it already."""
-        info: dict[str, Any] = {"action_mask": self._mask.astype(np.int8)}
-        if self._episode_over() if over is None else over:
+        over = self._episode_over() if over is None else over
+        info: dict[str, Any] = {"action_mask": self._shown_mask(over).astype(np.int8)}
+        if over:
             info.update(self.rules.outcome(self.state))
         return info
+
+    def _shown_mask(self, over: bool) -> np.ndarray:
+        """The mask ``action_masks()`` and the info show: the legal actions, and all ones once the episode is over.
+        No action is taken then (a step raises ``EpisodeOverError``), but a masked sampler that meets a row of zeros
+        gives NaN; so a finished game offers every action, as a finished row of the vector env does."""
+        return np.ones_like(self._mask) if over else self._mask.copy()
 
     def _final_reward(self, info) -> float:
         if self.reward_mode == "score":
@@ -350,12 +357,14 @@ class TabletopEnv(HoldsOneGame, gym.Env):
     # ------------------------------------------------------------ the contract's extras
 
     def action_masks(self) -> np.ndarray:
-        """Legal actions as a bool array (the method sb3-contrib's MaskablePPO calls)."""
+        """Legal actions as a bool array (the method sb3-contrib's MaskablePPO calls); all ones once the episode is
+        over (see ``_shown_mask``)."""
         if self._mask is None:
             raise gym.error.ResetNeeded("call reset() before action_masks()")
-        return self._mask.copy()
+        return self._shown_mask(self._episode_over())
 
     def legal_action_names(self) -> list[str]:
+        """The names of the legal actions (none once the episode is over)."""
         if self._mask is None:
             raise gym.error.ResetNeeded("call reset() before legal_action_names()")
         return [self.action_names[i] for i in np.flatnonzero(self._mask)]

@@ -29,6 +29,7 @@ turns one game's infos back into the single env's info.
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import gymnasium as gym
@@ -38,10 +39,16 @@ from gymnasium.utils import seeding
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
+from .env import ILLEGAL_ACTION_MODES, check_choice
 from .errors import EpisodeOverError, IllegalActionError
 from .state import ArrayState
 
 SCALAR_TYPES = (bool, int, float, np.bool_, np.integer, np.floating)
+# What each game (a row) shares with a single env of the same options, for ``get_attr`` and ``call``.
+ROW_ATTRIBUTES = ("action_names", "spec", "observation_space", "action_space", "metadata", "render_mode",
+                  "skip_forced", "reward_mode", "illegal_action")
+# The arguments of ``gym.make_vec`` that are the vector env's, not a game's: left out of a row's spec.
+VECTOR_ARGUMENTS = ("num_envs", "vectorization_mode", "vector_kwargs", "wrappers", "autoreset_mode")
 
 
 def check_autoreset_mode(mode) -> AutoresetMode:
@@ -203,16 +210,18 @@ class TabletopVectorEnv(VectorEnv):
     * ``SAME_STEP``: the step that ends a game starts the next one in its row at once: the observation and
       ``action_mask`` are the new game's, the reward and ends the finished one's, and ``infos["final_obs"]``
       (an object array, None for the other games) and ``infos["final_info"]`` (the infos of the finished games,
-      as the ``NEXT_STEP`` step would give them) hold the end, each with its ``_final_obs`` / ``_final_info`` mask,
-      as in Gymnasium's ``SyncVectorEnv``. Both keys are in every step's infos.
+      as the ``NEXT_STEP`` step would give them, their mask all ones) hold the end, each with its ``_final_obs`` /
+      ``_final_info`` mask. As in Gymnasium's ``SyncVectorEnv``, these keys are in the infos of a step in which a
+      game ended, and only then.
     * ``DISABLED``: a finished game waits (with an all-ones mask) for ``reset(options={"reset_mask": rows})``;
       stepping it before that raises ``EpisodeOverError``.
 
-    The infos of every reset and step have one set of keys, all numeric arrays (but for ``SAME_STEP``'s
-    ``final_obs``, an object array as Gymnasium defines it): ``action_mask``, the single env's
-    outcome keys (``won``, ``score``, ... over the games that just ended, their ``_key`` mask saying which) with
-    ``result`` an integer code into ``RESULT_NAMES``, and ``illegal_action`` (``_illegal_action``: the games an
-    illegal action ended). ``info_of(infos, i)`` gives game i's as the single env's info has them.
+    The infos of every reset and step have one set of keys, all numeric arrays (besides ``SAME_STEP``'s
+    ``final_obs`` and ``final_info`` where a game ended; ``final_obs`` an object array as Gymnasium defines it):
+    ``action_mask``, the single env's outcome keys (``won``, ``score``, ... over the games that just ended, their
+    ``_key`` mask saying which) with ``result`` an integer code into ``RESULT_NAMES``, and ``illegal_action``
+    (``_illegal_action``: the games an illegal action ended). ``info_of(infos, i)`` gives game i's as the single
+    env's info has them.
 
     A call that raises (a bad seed, option, reset mask or action array) changes nothing: no game, no generator, no
     mask. An action that names no action (a float, a whole one included, as in the single env and Gymnasium's
@@ -295,7 +304,7 @@ class TabletopVectorEnv(VectorEnv):
         except BaseException:
             self._put_back(kept)  # a bad option (a wrong deck) changes nothing
             raise
-        return observations, self._with_final(infos, None, None)
+        return observations, infos
 
     def step(self, actions):
         if self.state is None:
@@ -336,18 +345,16 @@ class TabletopVectorEnv(VectorEnv):
         the next-step mode would report them) go to ``final_obs`` and ``final_info``, and their rows start the next
         games now."""
         observations = self._observe(self.state)
-        final = None
+        final = {}
         if ended.any():
             games = np.flatnonzero(ended)
-            # A finished game has no legal action, as the single env's last info says.
-            final = observations[games], self._infos(ended, outcome, illegal, np.zeros_like(self._mask))
+            final = self._final(ended, observations, self._infos(ended, outcome, illegal, self._finished_masks(ended)))
             self._deal(ended, {})
             observations[games] = self._observe(self.state.view(games))
         self._needs_reset = np.zeros(self.num_envs, dtype=bool)
         self._mask = self._legal_masks()
         nothing = np.zeros(self.num_envs, dtype=bool)
-        infos = self._with_final(self._infos(nothing, {}, nothing), ended, final)
-        return observations, rewards, terminated, truncated, infos
+        return observations, rewards, terminated, truncated, {**self._infos(nothing, {}, nothing), **final}
 
     def load(self, states: list, generators: list):
         """Start game i from ``states[i]``, a single env's state (a saved game, a search's sampled world), with
@@ -362,7 +369,7 @@ class TabletopVectorEnv(VectorEnv):
         self._needs_reset[:] = False
         self._mask = self._legal_masks()
         nothing = np.zeros(self.num_envs, dtype=bool)
-        return self._observe(self.state), self._with_final(self._infos(nothing, {}, nothing), None, None)
+        return self._observe(self.state), self._infos(nothing, {}, nothing)
 
     def play_out(self, first_actions, policy, max_steps: int = 10_000) -> tuple[np.ndarray, dict]:
         """Play every game on from where it stands: game i takes ``first_actions[i]`` (legal), then
@@ -432,6 +439,59 @@ class TabletopVectorEnv(VectorEnv):
                 continue
             info[key] = self._single_value(key, values[index])
         return info
+
+    # ------------------------------------------------------------ Gymnasium's sub-env access
+
+    def call(self, name: str, *args, **kwargs) -> tuple:
+        """Gymnasium's ``VectorEnv.call``: each game's answer, as a tuple. The games are rows of one batch, not env
+        objects, so it answers ``call("action_masks")`` (each row's mask, as ``action_masks()`` gives it) and the
+        attributes of ``get_attr`` (an attribute's value, as Gymnasium's ``SyncVectorEnv`` gives it); any other
+        name is refused."""
+        if name == "action_masks":
+            return tuple(self.action_masks(*args, **kwargs))
+        if name in ROW_ATTRIBUTES:
+            return self.get_attr(name)
+        raise AttributeError(f"{type(self).__name__}.call supports 'action_masks' and the attributes of get_attr "
+                             f"({', '.join(ROW_ATTRIBUTES)}): its games are rows of one batch, not envs; got {name!r}")
+
+    def get_attr(self, name: str) -> tuple:
+        """Gymnasium's ``VectorEnv.get_attr``: each game's value of ``name``, one of the attributes every game shares
+        with a single env of the same options (``ROW_ATTRIBUTES``; ``spec`` is that single env's spec)."""
+        if name not in ROW_ATTRIBUTES:
+            raise AttributeError(f"{type(self).__name__}.get_attr supports {', '.join(ROW_ATTRIBUTES)} (what its "
+                                 f"games share: they are rows of one batch, not envs); got {name!r}")
+        if name == "spec":
+            value = self._row_spec()
+        elif name == "metadata":
+            value = self._dealer.metadata
+        elif name in ("observation_space", "action_space"):
+            value = getattr(self, "single_" + name)
+        else:
+            value = getattr(self, name)
+        return (value,) * self.num_envs
+
+    def set_attr(self, name: str, values) -> None:
+        """Gymnasium's ``VectorEnv.set_attr``: a value for every game, or a list or tuple of one per game. The games
+        share their options, so it takes ``illegal_action`` only, the same for every game; the other options are
+        ``gym.make_vec``'s."""
+        if name != "illegal_action":
+            raise AttributeError(f"{type(self).__name__}.set_attr supports 'illegal_action' only (its games share "
+                                 f"the other options, given to gym.make_vec); got {name!r}")
+        if isinstance(values, (list, tuple)):
+            if len(values) != self.num_envs or len(set(values)) != 1:
+                raise ValueError(f"set_attr('illegal_action', ...) takes one mode, or a list of {self.num_envs} "
+                                 f"equal ones (the games share it), got {values!r}")
+            values = values[0]
+        check_choice("illegal_action", values, ILLEGAL_ACTION_MODES)
+        self.illegal_action = self._dealer.illegal_action = values
+
+    def _row_spec(self):
+        """One game's spec: a single env's of the same options (``gym.make(spec)`` makes one), from this env's spec
+        without the vector's own arguments; None where this env was made without ``gym.make_vec``."""
+        if self.spec is None:
+            return None
+        kwargs = {key: value for key, value in self.spec.kwargs.items() if key not in VECTOR_ARGUMENTS}
+        return dataclasses.replace(self.spec, kwargs=kwargs)
 
     def close_extras(self, **kwargs):
         dealer = getattr(self, "_dealer", None)  # None when the constructor refused its options
@@ -577,28 +637,24 @@ class TabletopVectorEnv(VectorEnv):
         infos["illegal_action"], infos["_illegal_action"] = illegal.copy(), illegal.copy()
         return infos
 
-    def _with_final(self, infos: dict, ended, final) -> dict:
-        """With ``SAME_STEP`` autoreset, ``final_obs`` and ``final_info`` on every reset and step: the finished games'
-        last observations (an object array, None elsewhere) and infos, as Gymnasium's ``SyncVectorEnv`` gives
-        them; ``ended`` the games that ended (None: none) and ``final`` their observations and infos."""
-        if self.autoreset_mode != AutoresetMode.SAME_STEP:
-            return infos
-        ended = np.zeros(self.num_envs, dtype=bool) if ended is None else ended
+    def _finished_masks(self, ended: np.ndarray) -> np.ndarray:
+        """The masks of ``final_info``: all ones for the games that ended, as the single env's last info has it,
+        and zeros in the other rows, as Gymnasium's vector envs fill the rows a key does not hold."""
+        masks = np.zeros_like(self._mask)
+        masks[ended] = True
+        return masks
+
+    def _final(self, ended: np.ndarray, observations: np.ndarray, final_info: dict) -> dict:
+        """``SAME_STEP``'s keys for the step in which the games ``ended`` ended, as Gymnasium's ``SyncVectorEnv``
+        adds them, only then: ``final_obs`` (an object array of their last ``observations``, None elsewhere) and
+        ``final_info`` (their infos, every ``_key`` mask holding only them), each with its mask of the games."""
         final_obs = np.full(self.num_envs, None, dtype=object)
-        if final is not None:
-            observations, final_info = final
-            for k, i in enumerate(np.flatnonzero(ended)):
-                final_obs[i] = observations[k]
-            for key in list(final_info):
-                if not key.startswith("_"):
-                    final_info["_" + key] = final_info["_" + key] & ended
-        else:
-            nothing = np.zeros(self.num_envs, dtype=bool)
-            final_info = self._infos(nothing, {}, nothing)
-            final_info["_action_mask"] = nothing.copy()
-        infos["final_obs"], infos["_final_obs"] = final_obs, ended.copy()
-        infos["final_info"], infos["_final_info"] = final_info, ended.copy()
-        return infos
+        for i in np.flatnonzero(ended):
+            final_obs[i] = observations[i].copy()
+        for key in [key for key in final_info if not key.startswith("_")]:
+            final_info["_" + key] = final_info["_" + key] & ended
+        return {"final_obs": final_obs, "_final_obs": ended.copy(), "final_info": final_info,
+                "_final_info": ended.copy()}
 
     def _actions(self, actions) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The actions as indices (0 where not one), which of them are actions at all, and the array given: like the

@@ -113,7 +113,11 @@ class raw_env(HoldsOneGame, AECEnv):
     the agent's own point of view: bank, deck sizes, the 12 face-up cards, the nobles, then every seat
     in turn order starting with its own (tokens, bonuses, points, cards, nobles, reserved cards: another
     player's blind reservation shows only its tier), then the phase, the round and the seats.
-    `rules.OBSERVATION_FIELDS` names every entry. The mask is all zeros for agents not on turn.
+    `rules.OBSERVATION_FIELDS` names every entry. The mask is all zeros for agents not on turn and, once the
+    game is over, for every agent (as PettingZoo's classic games show them: an agent steps only on its turn, and a
+    finished agent steps None). In `parallel_env`, where every agent sends an action at every step and only the
+    one on turn is played, an agent with no legal action (not on turn, or the game over) is shown all ones
+    instead: its action is ignored, and a masked sampler meeting a row of zeros gives NaN.
 
     ## Rewards
 
@@ -159,6 +163,9 @@ class raw_env(HoldsOneGame, AECEnv):
 
     metadata = {"render_modes": ["ansi", "human", "rgb_array"], "name": "splendor_v0", "is_parallelizable": False,
                 "render_fps": 1}
+    # The observed mask of an agent with no legal action: all zeros here, all ones in the parallel view (whose
+    # agents all send an action at every step, the ignored ones included).
+    idle_mask_value = 0
 
     def __init__(self, num_players: int = 2, render_mode=None, *, skip_forced: bool = True,
                  illegal_action: str = "terminate", max_rounds: int = rules.DEFAULT_MAX_ROUNDS,
@@ -234,10 +241,10 @@ class raw_env(HoldsOneGame, AECEnv):
     def observe(self, agent):
         self._need_reset("observe")
         seat = self._seat[self._agent(agent)]
-        if seat == self.state_.current:
+        if seat == self.state_.current and self._mask.any():
             mask = self._mask.astype(np.int8)
         else:
-            mask = np.zeros(rules.NUM_ACTIONS, dtype=np.int8)
+            mask = np.full(rules.NUM_ACTIONS, self.idle_mask_value, dtype=np.int8)
         return {"observation": rules.observe(self.state_, seat), "action_mask": mask}
 
     def step(self, action):
@@ -458,8 +465,10 @@ def env(**kwargs):
 
 
 def parallel_env(*, max_cycles: int | None = None, **kwargs):
-    """The turn-based parallel view (one agent acts per step; the others' actions are ignored). One of its steps
-    is one agent's, so here a cycle is one step: ``max_cycles=k`` truncates the game after k steps."""
+    """The turn-based parallel view (one agent acts per step; the others' actions are ignored, and their masks
+    are all ones, so that a masked sampler draws for them too). One of its steps is one agent's, so here a cycle is
+    one step: ``max_cycles=k`` truncates the game after k steps."""
     aec = raw_env(max_cycles=max_cycles, **kwargs)
     aec._steps_per_cycle = 1
+    aec.idle_mask_value = 1
     return turn_based_aec_to_parallel(aec)
