@@ -48,8 +48,8 @@ from tqdm import tqdm
 
 from ... import envs
 from ...envs import GAMES, BadFileError
-from ..evaluation.evaluate import (PartialFile, check_header, in_workers, is_kind, partial_path, read_lines,
-                                   read_text, wilson_interval, write_whole)
+from ..evaluation.evaluate import (PartialFile, check_header, check_written_as_it_goes, in_workers, is_kind,
+                                   partial_path, read_lines, read_text, wilson_interval, write_whole)
 from ..outputs import check_output
 from .solver import LOST, UNKNOWN, WON, Solver, rules_of, solve_hooks
 
@@ -333,14 +333,7 @@ def ceiling(game: str, deals: int = 100, seed: int = 0, budget: float = DEFAULT_
         raise ValueError(f"budget must be a positive number of seconds, got {budget}")
     if workers is not None and workers < 1:
         raise ValueError(f"workers must be at least 1, got {workers}")
-    if json_path is not None:
-        check_output(json_path)
-        check_output(partial_path(json_path))
-        if not resume and os.path.exists(partial_path(json_path)):
-            raise ValueError(f"{partial_path(json_path)} holds the verdicts of a run that did not finish: resume it "
-                             f"(--resume), or remove it to start again")
-    elif resume:
-        raise ValueError("resume (--resume) goes with json_path (--json): the file whose run to finish")
+    check_written_as_it_goes(json_path, resume, "json_path", "--json", "verdicts")
     workers = min(workers or os.cpu_count() or 1, deals)
     seeds = list(range(seed, seed + deals))
     verdicts = solved_before(json_path, game, budget, seeds) if resume else []

@@ -166,6 +166,20 @@ def partial_path(path) -> str:
     return f"{path}.partial"
 
 
+def check_written_as_it_goes(path, resume: bool, argument: str, flag: str, what: str) -> None:
+    """Before any work: ``path`` and its partial file can be written, and a partial file of ``what`` left by a run
+    that did not finish is resumed, not thrown away unasked; ``resume`` needs a ``path``."""
+    if path is None:
+        if resume:
+            raise ValueError(f"resume (--resume) goes with {argument} ({flag}): the file whose run to finish")
+        return
+    check_output(path)
+    check_output(partial_path(path))
+    if not resume and os.path.exists(partial_path(path)):
+        raise ValueError(f"{partial_path(path)} holds the {what} of a run that did not finish: resume it "
+                         f"(--resume), or remove it to start again")
+
+
 def read_text(path, what: str) -> str:
     """The text of ``path`` (gunzipped when its name ends in .gz); a ``BadFileError`` saying why not: no such file,
     a folder, a gzip file cut short or corrupt, not UTF-8 text."""
@@ -530,14 +544,7 @@ def evaluate(game: str, agent="random", episodes: int = 100, seed: int = 0, work
         raise ValueError(f"backend must be one of {', '.join(BACKENDS)}, got {backend!r}")
     if address is not None and backend != "ray":
         raise ValueError("address is the Ray cluster's: it goes with backend='ray'")
-    if record is not None:
-        check_output(record)
-        check_output(partial_path(record))
-        if not resume and os.path.exists(partial_path(record)):
-            raise ValueError(f"{partial_path(record)} holds the episodes of a run that did not finish: resume it "
-                             f"(--resume), or remove it to start again")
-    elif resume:
-        raise ValueError("resume (--resume) goes with record (--record): the file whose run to finish")
+    check_written_as_it_goes(record, resume, "record", "--record", "episodes")
     if isinstance(agent, str):
         make_agent(agent, env_id)  # an unknown name is refused before anything is played
     players = None
