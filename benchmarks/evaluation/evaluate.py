@@ -455,8 +455,11 @@ def in_pool(function, chunks: list, indices: list, workers: int, results: list, 
     except BaseException:
         # Without this the pool's end would wait for every queued chunk to be played (minutes) before the error or
         # the Ctrl-C got through, only for their results to be thrown away.
-        pool.shutdown(wait=False, cancel_futures=True)
+        # The workers are ended first, then the pool is waited for: its manager thread, finding them gone, closes
+        # its pipes and ends at once. Left running, it could close them while the interpreter's exit writes to
+        # them (Python 3.11 prints a "Bad file descriptor" traceback then).
         end_processes(set(multiprocessing.active_children()) - before)
+        pool.shutdown(wait=True, cancel_futures=True)
         raise
     pool.shutdown()
     return sorted(lost)
