@@ -303,10 +303,8 @@ def markdown(results: list, seed: int, notes: list | None = None) -> str:
 
 
 def chart(results: list, path: Path) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    # The object API draws without pyplot, so a caller's backend (a notebook's inline one) stays as it was.
+    from matplotlib.figure import Figure
 
     results = [r for r in results if isinstance(r, EvalResult)]
     labels = [f"{envs.game(r.game).label.removesuffix('-v0')}\n{r.agent}" + (f" vs {r.opponent}" if r.opponent else "")
@@ -316,7 +314,8 @@ def chart(results: list, path: Path) -> None:
               [100 * max(0.0, r.win_high - r.win_rate) for r in results]]
     colours = {"random": "#9e9e9e", "heuristic": "#1f77b4", "search": "#d62728", "ppo-scratch": "#bcbd22",
                "ppo": "#2ca02c", "search-ppo": "#9467bd", "value": "#17becf"}
-    fig, ax = plt.subplots(figsize=(max(8, 0.6 * len(results)), 5))
+    fig = Figure(figsize=(max(8, 0.6 * len(results)), 5))
+    ax = fig.subplots()
     ax.bar(range(len(results)), rates, yerr=errors, capsize=3,
            color=[colours.get(r.agent, "#7f7f7f") for r in results])
     ax.set_xticks(range(len(results)), labels, rotation=60, ha="right", fontsize=8)
@@ -324,7 +323,6 @@ def chart(results: list, path: Path) -> None:
     ax.set_title("tabletop-gym leaderboard")
     fig.tight_layout()
     fig.savefig(path, dpi=100)
-    plt.close(fig)
 
 
 def main(episodes: int = LEADERBOARD_EPISODES, seed: int = 0, workers: int | None = None, games=None,
