@@ -129,3 +129,10 @@ def test_a_game_without_a_policy_learned_from_scratch_skips_its_row_and_says_why
     rows = leaderboard.plan(episodes=3, games=["royal_assassin"], agents=("random", "ppo-scratch"))
     assert isinstance(rows[1], leaderboard.Skipped) and rows[1].agent == "ppo-scratch"
     assert rows[1].reason == "no policy learned from scratch ships for it"
+
+
+def test_the_progress_line_says_rows_done_and_time_elapsed_never_a_time_left(capsys):
+    leaderboard.run(episodes=2, seed=0, workers=1, games=["royal_assassin"], agents=("random", "heuristic"))
+    err = capsys.readouterr().err
+    assert "leaderboard: 0 of 2 rows done" in err and "2 of 2 episodes" in err and "elapsed" in err
+    assert " left" not in err
