@@ -11,7 +11,7 @@ from tabletop_gym import envs
 from tabletop_gym.agents import make_agent
 from tabletop_gym.benchmarks import cli
 from tabletop_gym.benchmarks.evaluation import leaderboard
-from tabletop_gym.benchmarks.training import ppo, sb3
+from tabletop_gym.benchmarks.training import curves, ppo, sb3
 from tabletop_gym.benchmarks.training.sb3 import learning_curve
 
 from helpers import play_steps
@@ -70,6 +70,9 @@ def test_train_saves_a_model_a_curve_and_an_evaluation(tmp_path, algo, model):
     env = gym.make("Tabletop/DungeonSolitaire-v0", illegal_action="raise")
     play_steps(env, agent, 30, seed=0)
     assert np.isfinite(result.evaluation["mean_score"])
+    run = curves.read_run(tmp_path)  # every trainer's run is one that curves reads
+    assert run["step"][-1] == 512 and ((0 <= run["win_rate"]) & (run["win_rate"] <= 1)).all()
+    assert "| DungeonSolitaire-v0 | 0 | 512 |" in curves.markdown([run])
 
 
 def test_cli_train_and_leaderboard_commands(tmp_path, capsys):
