@@ -72,8 +72,10 @@ def test_a_missing_extra_is_one_line_naming_it(capsys, monkeypatch, tmp_path, ar
     assert "Traceback" not in captured.err and list(tmp_path.iterdir()) == []
 
 
-@pytest.mark.parametrize("name", [entry.name for entry in GAMES.values() if not entry.module("features", required=False)]
-                         + ["splendor"])  # features of its actions alone
+WITHOUT_FEATURES = [entry.name for entry in GAMES.values() if not entry.module("features", required=False)]
+
+
+@pytest.mark.parametrize("name", WITHOUT_FEATURES + ["splendor"])  # splendor: features of its actions alone
 def test_an_observation_a_game_lacks_is_one_line_naming_the_games_that_take_it(capsys, monkeypatch, tmp_path, name):
     monkeypatch.chdir(tmp_path)
     takers = [entry.name for entry in GAMES.values() if "features" in cli.observation_choices(entry)]
