@@ -591,7 +591,6 @@ SEARCH = {"simulations": 48, "min_worlds": 8, "horizon": level_end}
 # stands among them, and the heuristic finishes the playouts.
 LEARNED_SEARCH = {"candidates": 6, "learned_roles": ("proposer",)}
 LEADERBOARD_SEARCH_EPISODES = 2  # the search agents' episodes of a leaderboard row, by default
-SEARCH_SECONDS_PER_EPISODE = 30.0  # so that the leaderboard's time left weighs a search game as what it is
 # The search on the value agent (search-value) is the search as ``SEARCH`` has it, the value agent's choice standing
 # unless beaten and the heuristic finishing the playouts; a level-up ends its playouts at once, so there the value
 # agent's choice stands.

@@ -195,6 +195,8 @@ def cmd_train(args) -> None:
     from importlib import import_module
 
     require("rl", "torch", "matplotlib", *(["sb3_contrib"] if args.algo == "sb3" else []))
+    if args.observation is not None:
+        check_observation(args.game, args.observation)
     trainer = trainer_of(args)
     check_folder(args.out)
     check_folder(args.resume)
@@ -321,16 +323,31 @@ def _table(parser, seat: bool = False) -> None:
         parser.add_argument("--seat", default=None, help=_table_help("your seat, 0 to players-1 or 'random'", "seat"))
 
 
+def observation_choices(entry: Game) -> list:
+    """What ``--observation`` may ask of a game: its env has the option only where its folder computes features
+    (a game without them has its plain observation alone)."""
+    features = entry.module("features", required=False)
+    return [] if features is None else observation_modes(features)
+
+
+def games_taking(mode: str) -> list:
+    return [entry.name for entry in GAMES.values() if mode in observation_choices(entry)]
+
+
+def check_observation(name: str, mode: str) -> None:
+    """Refuses an observation the game's env does not take, in one line naming the games that take it."""
+    if mode not in observation_choices(game(name)):
+        raise ValueError(f"--observation {mode}: not an observation of {game(name).name}; the games that take it: "
+                         f"{', '.join(games_taking(mode))}")
+
+
 def _observation_help() -> str:
-    """--observation's help: the games whose env computes features, and those whose env adds what each action
-    leaves."""
-    modes = {entry.name: observation_modes(entry.env_class.features) for entry in GAMES.values()}
-    with_features = [name for name, names in modes.items() if "features" in names]
-    with_actions = [name for name, names in modes.items() if "actions" in names]
-    return (f"the env's observation: plain, or with the features its game computes appended "
-            f"({', '.join(with_features)}), or with those, where there are any, and what each action leaves "
-            f"({', '.join(with_actions)}: the policy then scores each action with one shared network); the learned "
-            "policy computes them itself when it plays a plain env")
+    """--observation's help: the games that take it, those whose env computes features, and those whose env adds
+    what each action leaves."""
+    return (f"the env's observation ({', '.join(games_taking('plain'))}): plain, or with the features its game "
+            f"computes appended ({', '.join(games_taking('features'))}), or with those, where there are any, and what "
+            f"each action leaves ({', '.join(games_taking('actions'))}: the policy then scores each action with one "
+            "shared network); the learned policy computes them itself when it plays a plain env")
 
 
 def _value_games_help() -> str:

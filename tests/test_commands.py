@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 from importlib import import_module
 from tabletop_gym.agents.policy import MODELS
 from tabletop_gym.benchmarks import cli
+from tabletop_gym.envs import GAMES
 from tabletop_gym.benchmarks.evaluation import leaderboard
 from tabletop_gym.benchmarks.human import replay
 from tabletop_gym.benchmarks.training.sb3 import minibatch_size, rollout_length
@@ -69,6 +70,28 @@ def test_a_missing_extra_is_one_line_naming_it(capsys, monkeypatch, tmp_path, ar
     lines = captured.err.strip().splitlines()
     assert len(lines) == 1 and f"pip install 'tabletop-gym[{extra}]'" in lines[0] and module in lines[0]
     assert "Traceback" not in captured.err and list(tmp_path.iterdir()) == []
+
+
+WITHOUT_FEATURES = [entry.name for entry in GAMES.values() if not entry.module("features", required=False)]
+
+
+@pytest.mark.parametrize("name", WITHOUT_FEATURES + ["splendor"])  # splendor: features of its actions alone
+def test_an_observation_a_game_lacks_is_one_line_naming_the_games_that_take_it(capsys, monkeypatch, tmp_path, name):
+    monkeypatch.chdir(tmp_path)
+    takers = [entry.name for entry in GAMES.values() if "features" in cli.observation_choices(entry)]
+    assert cli.main(["train", name, "--observation", "features", "--timesteps", "64"]) == 2
+    captured = capsys.readouterr()
+    lines = captured.err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].endswith(f"the games that take it: {', '.join(takers)}") and name in lines[0]
+    assert "Traceback" not in captured.err and list(tmp_path.iterdir()) == []
+
+
+def test_the_observation_help_names_every_game_that_takes_it(capsys):
+    with pytest.raises(SystemExit):
+        cli.main(["train", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    games = [entry.name for entry in GAMES.values() if cli.observation_choices(entry)]
+    assert games and f"the env's observation ({', '.join(games)})" in text
 
 
 def _list_raises(monkeypatch, error):

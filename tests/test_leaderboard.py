@@ -11,7 +11,7 @@ from tabletop_gym import envs
 from tabletop_gym.agents import make_agent
 from tabletop_gym.benchmarks import cli
 from tabletop_gym.benchmarks.evaluation import leaderboard
-from tabletop_gym.benchmarks.training import ppo, sb3
+from tabletop_gym.benchmarks.training import curves, ppo, sb3
 from tabletop_gym.benchmarks.training.sb3 import learning_curve
 
 from helpers import play_steps
@@ -70,6 +70,9 @@ def test_train_saves_a_model_a_curve_and_an_evaluation(tmp_path, algo, model):
     env = gym.make("Tabletop/DungeonSolitaire-v0", illegal_action="raise")
     play_steps(env, agent, 30, seed=0)
     assert np.isfinite(result.evaluation["mean_score"])
+    run = curves.read_run(tmp_path)  # every trainer's run is one that curves reads
+    assert run["step"][-1] == 512 and ((0 <= run["win_rate"]) & (run["win_rate"] <= 1)).all()
+    assert "| DungeonSolitaire-v0 | 0 | 512 |" in curves.markdown([run])
 
 
 def test_cli_train_and_leaderboard_commands(tmp_path, capsys):
@@ -129,3 +132,10 @@ def test_a_game_without_a_policy_learned_from_scratch_skips_its_row_and_says_why
     rows = leaderboard.plan(episodes=3, games=["royal_assassin"], agents=("random", "ppo-scratch"))
     assert isinstance(rows[1], leaderboard.Skipped) and rows[1].agent == "ppo-scratch"
     assert rows[1].reason == "no policy learned from scratch ships for it"
+
+
+def test_the_progress_line_says_rows_done_and_time_elapsed_never_a_time_left(capsys):
+    leaderboard.run(episodes=2, seed=0, workers=1, games=["royal_assassin"], agents=("random", "heuristic"))
+    err = capsys.readouterr().err
+    assert "leaderboard: 0 of 2 rows done" in err and "2 of 2 episodes" in err and "elapsed" in err
+    assert " left" not in err

@@ -8,6 +8,7 @@ import heapq
 import itertools
 import json
 import re
+import warnings
 from fractions import Fraction
 from importlib import resources
 
@@ -745,3 +746,17 @@ def test_render_draws_the_grid_pieces_and_skill_line():
 @pytest.mark.skipif(PLAIN_PYTHON, reason="this is the run as plain Python")
 def test_the_rules_pass_as_plain_python():
     passes_as_plain_python(__file__)
+
+
+def test_the_lowest_skill_cap_passes_gymnasiums_checker_and_its_observations_stay_in_the_space():
+    # With skill_cap=2 Range can never rise above its start: its Box entry must still span a range.
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        env = gym.make(ENV_ID, skill_cap=2)
+        obs, info = env.reset(seed=0)
+        rng = np.random.default_rng(0)
+        for _ in range(300):
+            assert env.observation_space.contains(obs)
+            obs, reward, terminated, truncated, info = env.step(rng.choice(np.flatnonzero(info["action_mask"])))
+            if terminated or truncated:
+                obs, info = env.reset()

@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 
 from tabletop_gym.agents import make_agent
-from tabletop_gym.benchmarks.human.play import game_over, help_text, move_lines, play, rules_in_short
+from tabletop_gym.benchmarks.human.play import (game_over, help_text, move_lines, moves_by_ending, play,
+                                                rules_in_short)
 from tabletop_gym.envs import GAMES, BadFileError, game_module
 from tabletop_gym.envs.core.cards import card_label
 
@@ -60,6 +61,31 @@ def test_a_number_picks_the_move_listed_with_it():
     out, _ = played("dead_center", "1\nq\n", seed=1)
     assert "reveal_ [0] T0  [1] T1  [2] T2" in out  # twelve moves: grouped by kind
     assert re.search(r"^  you play reveal_T1: the zombie at T1 is ", out, re.M)
+
+
+def test_a_move_is_taken_by_what_the_list_shows_after_its_kind():
+    out, _ = played("dead_center", "T1\nq\n", seed=1)
+    assert "reveal_ [0] T0  [1] T1  [2] T2" in out
+    assert re.search(r"^  you play reveal_T1: the zombie at T1 is ", out, re.M)
+    assert played("dead_center", "reveal_ T1\nq\n", seed=1)[0].count("you play reveal_T1") == 1
+
+
+def test_an_ending_several_moves_share_names_them_and_takes_neither():
+    assert moves_by_ending({0: "reveal_B1", 1: "kill_B1", 2: "delve", 3: "kill_L0"}) == {"b1": [0, 1], "l0": [3]}
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_the_players_own_move_is_told_in_every_game(game):
+    out, _ = played(game, "0\nq\n", seed=0)
+    first = re.search(r"^  you play (\w+)", out, re.M)
+    assert first and first.group(1) in gym.make(GAMES[game].id).unwrapped.action_names
+
+
+def test_a_new_deal_says_its_seed_and_that_seed_plays_it_again():
+    out, _ = played("royal_assassin", "0\n1\n0\nq\n")
+    seed = int(re.search(r"^deal of seed (\d+): replay it with --seed \1$", out, re.M).group(1))
+    again, _ = played("royal_assassin", "0\n1\n0\nq\n", seed=seed)
+    assert "a new deal" in out and again.split("\n", 2)[2] == out.split("\n", 3)[3]
 
 
 # ------------------------------------------------------------------ what the player did not choose

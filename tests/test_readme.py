@@ -38,3 +38,10 @@ def test_the_readme_links_and_pictures_resolve():
         path = next(t for t in target if t)
         if not re.match(r"[a-z]+://", path):
             assert (ROOT / path).exists(), path
+
+
+def test_the_pettingzoo_example_runs_alone():
+    """A reader who jumps to the several-players section pastes that block alone."""
+    section = TEXT.split("## Several players (PettingZoo)", 1)[1].split("\n## ", 1)[0]
+    block = re.search(r"```python\n(.*?)```", section, flags=re.S).group(1)
+    exec(compile(block, "README PettingZoo block", "exec"), {})

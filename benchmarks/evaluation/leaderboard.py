@@ -37,10 +37,6 @@ from ..ceiling.solver import UNKNOWN, WON, proves
 AGENT_ORDER = ("random", "heuristic", "search", "ppo-scratch", "ppo", "search-ppo", "value")
 LEARNED = ("ppo", "search-ppo")  # the rows that play a learned policy: the game's shipped one, or --ppo's
 LEADERBOARD_EPISODES = 100
-# Rough seconds an episode on one core, so that the progress line's time left weighs a search game as what it is (a
-# game whose search is slower says so in its agent module's ``SEARCH_SECONDS_PER_EPISODE``).
-SECONDS_PER_EPISODE = {"random": 0.002, "heuristic": 0.05, "ppo-scratch": 0.05, "ppo": 0.05, "value": 0.05,
-                       "search": 3.0, "search-ppo": 3.0}
 
 
 def only_on() -> dict:
@@ -109,16 +105,14 @@ class Row:
     opponent: str | None
     episodes: int
 
-    @property
-    def cost(self) -> float:
-        if self.agent.startswith("search"):
-            seconds = getattr(agent_module(self.game), "SEARCH_SECONDS_PER_EPISODE", SECONDS_PER_EPISODE["search"])
-            return self.episodes * seconds
-        return self.episodes * SECONDS_PER_EPISODE.get(self.agent, SECONDS_PER_EPISODE["heuristic"])
-
     def label(self) -> str:
         against = f" vs {self.opponent}" if self.opponent else ""
         return f"{self.agent}{against} on {GAMES[self.game].label}"
+
+
+def progress_text(done: int, rows: int, row: Row, episodes: int) -> str:
+    """The progress line's words: the rows done of all, and the row being played with its episodes finished."""
+    return f"leaderboard: {done} of {rows} rows done; {row.label()}: {episodes} of {row.episodes} episodes"
 
 
 def _agent(name: str, game: str, ppo_models: dict):
@@ -186,23 +180,29 @@ def run(episodes: int = LEADERBOARD_EPISODES, seed: int = 0, workers: int | None
     ppo_models = by_game_name(ppo_models)
     rows = plan(episodes, games, agents, ppo_models, search_episodes)
     played = [row for row in rows if isinstance(row, Row)]
-    # One line for the whole run: the row being played, and the time left weighted by what each episode costs.
-    bar = tqdm(total=sum(row.cost for row in played), disable=not progress,
-               bar_format="{desc} {percentage:3.0f}% [{elapsed} elapsed, {remaining} left]")
+    # One line for the whole run: the rows done, the row being played with its episodes, and the time elapsed. No
+    # time left: an episode costs from milliseconds to a minute by agent and game, so any guess swings by hours.
+    bar = tqdm(total=len(played), disable=not progress, bar_format="{desc} [{elapsed} elapsed]")
     results = []
     for row in rows:
         if isinstance(row, Skipped):
             results.append(row)
             continue
-        number = played.index(row) + 1
-        bar.set_description_str(f"leaderboard: row {number} of {len(played)}, {row.label()}")
-        per_episode = row.cost / row.episodes
+        episodes = [0]  # finished so far in this row
+
+        def finished(k, done=played.index(row), row=row):
+            episodes[0] += k
+            bar.set_description_str(progress_text(done, len(played), row, episodes[0]))
+            bar.refresh()
+
+        finished(0)
         result = evaluate(row.game, _agent(row.agent, row.game, ppo_models), episodes=row.episodes, seed=seed,
-                          workers=workers, progress=False, opponent=row.opponent,
-                          on_episodes=lambda k: bar.update(k * per_episode), backend=backend, address=address)
+                          workers=workers, progress=False, opponent=row.opponent, on_episodes=finished,
+                          backend=backend, address=address)
         result.agent = row.agent
         results.append(result)
-    bar.n = bar.total  # the weights' float sum may fall a hair short
+        bar.update(1)
+    bar.set_description_str(f"leaderboard: {len(played)} of {len(played)} rows done")
     bar.close()
     return with_ceilings(results, seed)
 
@@ -303,10 +303,8 @@ def markdown(results: list, seed: int, notes: list | None = None) -> str:
 
 
 def chart(results: list, path: Path) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    # The object API draws without pyplot, so a caller's backend (a notebook's inline one) stays as it was.
+    from matplotlib.figure import Figure
 
     results = [r for r in results if isinstance(r, EvalResult)]
     labels = [f"{envs.game(r.game).label.removesuffix('-v0')}\n{r.agent}" + (f" vs {r.opponent}" if r.opponent else "")
@@ -316,7 +314,8 @@ def chart(results: list, path: Path) -> None:
               [100 * max(0.0, r.win_high - r.win_rate) for r in results]]
     colours = {"random": "#9e9e9e", "heuristic": "#1f77b4", "search": "#d62728", "ppo-scratch": "#bcbd22",
                "ppo": "#2ca02c", "search-ppo": "#9467bd", "value": "#17becf"}
-    fig, ax = plt.subplots(figsize=(max(8, 0.6 * len(results)), 5))
+    fig = Figure(figsize=(max(8, 0.6 * len(results)), 5))
+    ax = fig.subplots()
     ax.bar(range(len(results)), rates, yerr=errors, capsize=3,
            color=[colours.get(r.agent, "#7f7f7f") for r in results])
     ax.set_xticks(range(len(results)), labels, rotation=60, ha="right", fontsize=8)
@@ -324,7 +323,6 @@ def chart(results: list, path: Path) -> None:
     ax.set_title("tabletop-gym leaderboard")
     fig.tight_layout()
     fig.savefig(path, dpi=100)
-    plt.close(fig)
 
 
 def main(episodes: int = LEADERBOARD_EPISODES, seed: int = 0, workers: int | None = None, games=None,

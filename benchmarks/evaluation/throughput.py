@@ -244,12 +244,11 @@ def vector_table(rows: list[Row]) -> str:
 
 def chart(rows: list[Row], path) -> None:
     """Steps per second of every subject on a log scale, the reference marked."""
-    import matplotlib
+    # The object API draws without pyplot, so a caller's backend (a notebook's inline one) stays as it was.
+    from matplotlib.figure import Figure
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(9, 0.32 * len(rows) + 1.2))
+    fig = Figure(figsize=(9, 0.32 * len(rows) + 1.2))
+    ax = fig.subplots()
     names = [row.name for row in rows][::-1]
     rates = [row.steps_per_second for row in rows][::-1]
     ours = tuple(f"{g.aec}." for g in GAMES.values() if g.aec)
@@ -262,7 +261,6 @@ def chart(rows: list[Row], path) -> None:
     ax.tick_params(axis="y", labelsize=7)
     fig.tight_layout()
     fig.savefig(path, dpi=100)
-    plt.close(fig)
 
 
 def main(duration: float = 2.0, repeats: int = 3, games=None, out: str | None = None, png: str | None = None,

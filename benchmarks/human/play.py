@@ -15,6 +15,7 @@ table), the one text the game's page shows too. What is said about a game is the
 from __future__ import annotations
 
 import re
+import secrets
 import sys
 import textwrap
 from importlib import resources
@@ -27,6 +28,7 @@ from ...envs import BadFileError, game_module
 
 WIDTH = 79           # what is written here fits an 80-column terminal; the tables stay within 100
 LIST_ONE_A_LINE = 10  # up to this many legal moves are listed one a line; more are grouped by kind
+NEW_DEALS = 1_000_000  # a new deal is one of this many seeds: short enough to type back with --seed
 QUIT = ("q", "quit", "exit")
 HELP = ("?", "h", "help")
 IN_SHORT = "## In short"  # the section of a game's RULES.md that the help shows
@@ -59,12 +61,17 @@ class Terminal:
         print(text, file=self.stdout, flush=True)
 
     def run(self, seed):
+        new = seed is None
+        if new:  # drawn here rather than by the env, so that the deal can be played again
+            seed = secrets.randbelow(NEW_DEALS)
         _, info = self.env.reset(seed=seed)
-        deal = "a new deal" if seed is None else f"deal {seed}"
+        deal = "a new deal" if new else f"deal {seed}"
         if hasattr(self.env, "seat"):
             deal += f"; you are player_{self.env.seat}"
         self.say(wrapped(f"{self.words.TITLE}, {deal}. Type ? at the prompt for the rules and what the moves "
                          "mean.", indent=0))
+        if new:
+            self.say(f"deal of seed {seed}: replay it with --seed {seed}")
         self.tell_opponents(info, None)
         while True:
             legal = [int(a) for a in np.flatnonzero(info["action_mask"])]
@@ -92,6 +99,7 @@ class Terminal:
         """The player's move, or None when they leave."""
         self.show(legal)
         by_name = {self.names[a].lower(): a for a in legal}
+        by_ending = moves_by_ending({a: self.names[a] for a in legal})
         while True:
             print("your move (number or name; ? for help, q to quit): ", end="", file=self.stdout, flush=True)
             line = self.stdin.readline()
@@ -101,7 +109,7 @@ class Terminal:
             if not _interactive(self.stdin):  # a terminal echoes what is typed; piped moves are echoed here
                 self.say(line.rstrip("\n"))
             answer = line.strip()
-            key = answer.lower().replace(" ", "_")
+            key = re.sub(r"[\s_]+", "_", answer.lower())  # "reveal_ B1", as the list shows it, is reveal_b1
             if not answer:
                 continue
             if key in QUIT:
@@ -114,6 +122,11 @@ class Terminal:
                 return by_name[key]
             elif answer.isdigit() and int(answer) < len(legal):
                 return legal[int(answer)]
+            elif len(by_ending.get(key, ())) == 1:
+                return by_ending[key][0]
+            elif key in by_ending:
+                self.say(wrapped(f"  '{answer}' ends several moves ({', '.join(self.names[a] for a in by_ending[key])}"
+                                 "): type its number or its whole name", indent=4))
             else:
                 shown = answer if len(answer) <= 20 else answer[:20] + "..."
                 self.say(f"  '{shown}' is not one of the legal moves above: type its number or its name "
@@ -124,8 +137,6 @@ class Terminal:
     def tell(self, who: str, action: int, before) -> None:
         """The move and what it did that the table alone would not say."""
         changes = self.words.narrate(self.env, before, self.env.state)
-        if who == "you" and not changes:
-            return
         head = f"  {'forced' if who == 'forced' else 'you play'} {self.names[action]}"
         self.say(wrapped(head + (": " + "; ".join(changes) if changes else ""), indent=6))
 
@@ -150,6 +161,17 @@ def _interactive(stream) -> bool:
 def wrapped(text: str, indent: int) -> str:
     return "\n".join(textwrap.wrap(text, WIDTH, subsequent_indent=" " * indent, break_long_words=False,
                                    break_on_hyphens=False))
+
+
+def moves_by_ending(names: dict[int, str]) -> dict[str, list[int]]:
+    """The moves (action: name) by the rest of their name after their kind, lower case, as ``move_lines`` lists a
+    kind's moves (``reveal_ [6] B1``): what a player may type for one of them, where no other move ends so."""
+    moves: dict[str, list[int]] = {}
+    for action, name in names.items():
+        kind, _, ending = name.rpartition("_")
+        if kind:
+            moves.setdefault(ending.lower(), []).append(action)
+    return moves
 
 
 def move_lines(names: list[str]) -> list[str]:
@@ -189,7 +211,8 @@ def help_text(name: str) -> str:
     lines += ["", "the moves:"]
     for move, meaning in legend:
         lines.append(wrapped(f"  {move:<16} {meaning}", indent=19))
-    lines += ["", wrapped("  Type a move's number (in [ ]) or its name; ? or help shows this again, q quits.",
+    lines += ["", wrapped("  Type a move's number (in [ ]), its name, or what the list shows after its kind (B1 for "
+                          "reveal_ [6] B1) where no other move ends so; ? or help shows this again, q quits.",
                           indent=2)]
     # The installed path can be longer than a line: the folder and the file go on lines of their own.
     lines += [wrapped("  The full rules, every ruling included, are RULES.md in the folder", indent=4),

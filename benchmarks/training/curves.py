@@ -56,13 +56,12 @@ def band(runs: list, measure: str, points: int = 100):
 
 
 def chart(runs: list, path) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    # The object API draws without pyplot, so a caller's backend (a notebook's inline one) stays as it was.
+    from matplotlib.figure import Figure
 
     games = by_game(runs)
-    fig, axes = plt.subplots(1, len(games), figsize=(4.2 * len(games), 3.6), squeeze=False)
+    fig = Figure(figsize=(4.2 * len(games), 3.6))
+    axes = fig.subplots(1, len(games), squeeze=False)
     for ax, (game, group) in zip(axes[0], games.items()):
         measure = measure_of(group[0]["record"])
         scale = 100 if measure == "win_rate" else 1
@@ -79,7 +78,6 @@ def chart(runs: list, path) -> None:
         ax.legend(fontsize=7, loc="best")
     fig.tight_layout()
     fig.savefig(path, dpi=100)
-    plt.close(fig)
 
 
 SHARED = ("num_envs", "num_steps", "learning_rate", "anneal_lr", "gamma", "gae_lambda", "minibatch_size",

@@ -231,12 +231,11 @@ def training_options(game: str | Game, env_kwargs: dict | None) -> dict:
 
 
 def plot_curve(curve: list, evaluation: EvalResult, title: str, path: Path) -> None:
-    import matplotlib
+    # The object API draws without pyplot, so a caller's backend (a notebook's inline one) stays as it was.
+    from matplotlib.figure import Figure
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(7, 4))
+    fig = Figure(figsize=(7, 4))
+    ax = fig.subplots()
     if curve:
         x, y = zip(*curve)
         ax.plot(x, np.array(y) * 100, label="training episodes (windowed)")
@@ -250,7 +249,6 @@ def plot_curve(curve: list, evaluation: EvalResult, title: str, path: Path) -> N
     ax.legend(loc="best")
     fig.tight_layout()
     fig.savefig(path, dpi=100)
-    plt.close(fig)
 
 
 def by_name(option):

@@ -12,11 +12,15 @@ MaskablePPO reads the masks through ``env_method("action_masks")``.
     MaskablePPO("MlpPolicy", envs).learn(100_000)
 
 ``train`` (``tabletop-gym train <game> --algo sb3``) trains MaskablePPO so, at a configuration that trains fast
-(``SB3_FAST``), or on single envs at SB3's own defaults, and writes ``model.zip`` beside the run's curve and record.
+(``SB3_FAST``), or on single envs at SB3's own defaults, and writes ``model.zip`` and ``learning_curve.csv`` (per
+rollout, as the project's PPO writes it per update: the steps so far, the episodes finished, the win rate and mean
+score of the last ``WINDOW`` training episodes, which ``tabletop-gym curves`` reads) beside the run's chart and
+record.
 """
 
 from __future__ import annotations
 
+import csv
 import time
 
 import gymnasium as gym
@@ -151,6 +155,10 @@ def train(game: str, timesteps: int = 100_000, seed: int = 0, n_envs: int | None
         model_path = run.folder / "model.zip"
         with written(model_path) as partial:
             model.save(partial)
+        with written(run.folder / "learning_curve.csv") as partial, open(partial, "w", newline="") as f:
+            writer = csv.DictWriter(f, fieldnames=list(recorder.rollouts[0]))
+            writer.writeheader()
+            writer.writerows(recorder.rollouts)
         learned = Learned(model_path, int(model.num_timesteps), hyperparameters, seconds,
                           learning_curve(recorder.episodes))
         return run.finish(saved_policy(str(model_path)), "sb3", "MaskablePPO (sb3-contrib)", learned, timesteps)
@@ -185,8 +193,9 @@ def learning_curve(episodes: list, points: int = 50) -> list:
 
 
 def episode_recorder(total: int, progress: bool, desc: str):
-    """An SB3 callback that keeps (timestep, won, score) for every finished training episode and shows a
-    progress bar with the win rate of the last ``WINDOW`` of them."""
+    """An SB3 callback that keeps (timestep, won, score) for every finished training episode, a row of the learning
+    curve at the end of every rollout (``rollouts``), and shows a progress bar with the win rate of the last
+    ``WINDOW`` episodes."""
     from stable_baselines3.common.callbacks import BaseCallback
     from tqdm import tqdm
 
@@ -194,6 +203,7 @@ def episode_recorder(total: int, progress: bool, desc: str):
         def __init__(self):
             super().__init__()
             self.episodes = []
+            self.rollouts = []
             self.bar = None
 
         def _on_training_start(self) -> None:
@@ -210,6 +220,12 @@ def episode_recorder(total: int, progress: bool, desc: str):
                 self.bar.set_postfix_str(f"win rate {100 * np.mean([won for _, won, _ in recent]):.1f}% "
                                          f"(last {len(recent)} episodes)", refresh=False)
             return True
+
+        def _on_rollout_end(self) -> None:
+            recent = self.episodes[-WINDOW:]
+            self.rollouts.append({"step": self.num_timesteps, "episodes": len(self.episodes),
+                                  "win_rate": float(np.mean([won for _, won, _ in recent])) if recent else 0.0,
+                                  "mean_score": float(np.mean([score for _, _, score in recent])) if recent else 0.0})
 
         def _on_training_end(self) -> None:
             self.bar.close()

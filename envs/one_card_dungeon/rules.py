@@ -921,7 +921,9 @@ def observation_fields(skill_cap: int = 6) -> list[tuple[str, tuple[float, float
         fields += [(f"slot{k}_alive", (0, 1)), (f"slot{k}_row", (0, SIZE - 1)), (f"slot{k}_col", (0, SIZE - 1)),
                    (f"slot{k}_hp", (0, MAX_MONSTER_HP))]
     fields += [("health", (0, MAX_HEALTH))]
-    fields += [(name, skills[name]) for name in UPGRADES]
+    # A skill the cap keeps at its start (Range at skill_cap 2) still spans one step: Gymnasium's checker warns
+    # about a Box entry whose low equals its high.
+    fields += [(name, (low, max(high, low + 1))) for name, (low, high) in skills.items()]
     fields += [("row", (0, SIZE - 1)), ("col", (0, SIZE - 1))]
     fields += [("die_high", (1, DIE_FACES)), ("die_mid", (1, DIE_FACES)), ("die_low", (1, DIE_FACES))]
     fields += [("speed_left", (0, skills["speed"][1] + DIE_FACES)),
