@@ -122,6 +122,9 @@ def test_rllib_trains_on_remote_runners_and_writes_the_run(trained):
     assert result.timesteps >= 300 and result.hyperparameters["algo"] == "rllib"
     assert result.hyperparameters["runners"] == 2 and result.env_kwargs == {"illegal_action": "raise"}
     assert (out / "checkpoint" / "learner_group").is_dir() and (out / "learning_curve.png").stat().st_size > 0
+    from tabletop_gym.benchmarks.training.curves import read_run
+
+    assert read_run(out)["step"].size >= 1  # tabletop-gym curves reads an RLlib run as any other
     record = json.loads((out / "result.json").read_text())
     assert record["evaluation"]["episodes"] == 12 and record["model_path"] == str(Path(out.name) / "checkpoint")
 

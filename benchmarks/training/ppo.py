@@ -26,7 +26,6 @@ out of the loss. It writes, under ``out``:
 from __future__ import annotations
 
 import copy
-import csv
 import json
 import pickle
 import time
@@ -45,7 +44,7 @@ from ...agents.network import MaskedPolicy, save_policy
 from ...agents.policy import export_policy
 from ...envs import BadFileError, game_id
 from ...envs.core.env import observation_modes, observation_size
-from .run import CHECKPOINT, Learned, TrainResult, by_name, native_vector_env, start_run, written
+from .run import CHECKPOINT, Learned, TrainResult, by_name, native_vector_env, start_run, write_curve, written
 
 WINDOW = 100  # training episodes in the running win rate
 CHECKPOINT_EVERY = 300.0  # seconds between checkpoints of a run (train's default)
@@ -305,10 +304,7 @@ def learn(envs: gym.vector.VectorEnv, timesteps: int, settings: Settings = Setti
         save_policy(policy, partial, record)
     with written(out / "policy.npz") as partial:
         export_policy(policy, partial, record)
-    with written(out / "learning_curve.csv") as partial, open(partial, "w", newline="") as f:
-        writer = csv.DictWriter(f, fieldnames=list(curve[0]))
-        writer.writeheader()
-        writer.writerows(curve)
+    write_curve(out, curve)
     return {"timesteps": updates * steps * n, "seconds": seconds, "curve": curve, "settings": asdict(settings),
             "model_path": str(out / "model.pt"), "policy_path": str(out / "policy.npz")}
 

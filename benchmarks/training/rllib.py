@@ -116,9 +116,10 @@ def make_env(config: dict):
 
 
 def on_episode_end(episode, metrics_logger, **kwargs) -> None:
-    """Log whether the training episode just ended was won (a windowed mean: the learning curve)."""
+    """Log whether the training episode just ended was won and its score (windowed means: the learning curve)."""
     info = episode.get_infos(-1)
-    metrics_logger.log_value("won", float(bool(info.get("won", False))), reduce="mean", window=200)
+    metrics_logger.log_value("won", float(bool(info.get("won", False))), reduce="mean", window=100)
+    metrics_logger.log_value("score", float(info.get("score", 0)), reduce="mean", window=100)
 
 
 def ppo_config(env_id: str, env_kwargs: dict, seed: int, runners: int, envs_per_runner: int, batch: int):
@@ -162,17 +163,23 @@ def learn(env_id: str, timesteps: int, seed: int, folder: Path, env_kwargs: dict
         config = ppo_config(env_id, env_kwargs, seed, runners, envs_per_runner, batch)
     algo = config.build_algo()
     bar = tqdm(total=timesteps, desc=f"RLlib PPO on {env_id}", unit="step", disable=not progress)
-    curve, steps = [], 0
+    curve, rows, steps = [], [], 0
     started = time.perf_counter()
     while steps < timesteps:
         result = algo.train()["env_runners"]
         steps = int(result["num_env_steps_sampled_lifetime"])
+        # As the other trainers write it: 0 until a training episode has finished.
+        rows.append({"step": steps, "episodes": int(result.get("num_episodes_lifetime", 0)),
+                     "win_rate": float(result.get("won", 0.0)), "mean_score": float(result.get("score", 0.0))})
         if "won" in result:
             curve.append((steps, float(result["won"])))
             bar.set_postfix(win_rate=f"{100 * curve[-1][1]:.1f}%")
         bar.update(min(steps, timesteps) - bar.n)
     seconds = time.perf_counter() - started
     bar.close()
+    from .run import write_curve
+
+    write_curve(folder, rows)  # what tabletop-gym curves reads, as every trainer writes it
     checkpoint = folder / "checkpoint"
     algo.save(str(checkpoint.resolve()))
     algo.stop()

@@ -16,6 +16,7 @@ and ``result.json`` comes last: a folder without it holds a run that did not fin
 
 from __future__ import annotations
 
+import csv
 import json
 import os
 import shutil
@@ -216,6 +217,16 @@ def written(path: Path):
         os.replace(partial, path)
     finally:
         partial.unlink(missing_ok=True)
+
+
+def write_curve(folder: Path, rows: list[dict]) -> None:
+    """``learning_curve.csv`` in ``folder``, a row per update (or rollout, or iteration): the steps so far, the
+    episodes finished, the win rate and mean score of the last training episodes; what ``tabletop-gym curves``
+    reads, whichever trainer wrote it."""
+    with written(folder / "learning_curve.csv") as partial, open(partial, "w", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
 
 
 def training_options(game: str | Game, env_kwargs: dict | None) -> dict:

@@ -20,7 +20,6 @@ record.
 
 from __future__ import annotations
 
-import csv
 import time
 
 import gymnasium as gym
@@ -29,7 +28,7 @@ from gymnasium.vector import AutoresetMode
 from stable_baselines3.common.vec_env import VecEnv
 
 from ...agents import saved_policy
-from .run import Learned, TrainResult, native_vector_env, start_run, written
+from .run import Learned, TrainResult, native_vector_env, start_run, write_curve, written
 
 
 class SB3VectorEnv(VecEnv):
@@ -155,10 +154,7 @@ def train(game: str, timesteps: int = 100_000, seed: int = 0, n_envs: int | None
         model_path = run.folder / "model.zip"
         with written(model_path) as partial:
             model.save(partial)
-        with written(run.folder / "learning_curve.csv") as partial, open(partial, "w", newline="") as f:
-            writer = csv.DictWriter(f, fieldnames=list(recorder.rollouts[0]))
-            writer.writeheader()
-            writer.writerows(recorder.rollouts)
+        write_curve(run.folder, recorder.rollouts)
         learned = Learned(model_path, int(model.num_timesteps), hyperparameters, seconds,
                           learning_curve(recorder.episodes))
         return run.finish(saved_policy(str(model_path)), "sb3", "MaskablePPO (sb3-contrib)", learned, timesteps)

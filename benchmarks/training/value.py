@@ -25,7 +25,6 @@ that a run gives the same games however many workers play them.
 
 from __future__ import annotations
 
-import csv
 import json
 import os
 import time
@@ -44,7 +43,7 @@ from ...agents.policy import ValueNetwork, layer_arrays
 from ...envs.core.compiled import compiled
 from ... import envs
 from ..evaluation.evaluate import in_workers
-from .run import Learned, TrainResult, start_run, written
+from .run import Learned, TrainResult, start_run, write_curve, written
 
 TRAINING_DEALS = 40_000_000  # + 1,000,000 x seed: away from the evaluations' deals (from 0, 10,000,000 + seed...)
 
@@ -279,10 +278,7 @@ def learn(game: str, games: int | None = None, seed: int = 0, out: str | Path = 
     with written(model_path) as writing:
         np.savez_compressed(writing, **value_arrays(net, record))
     curve = training_curve(data)
-    with written(folder / "learning_curve.csv") as writing, open(writing, "w", newline="") as f:
-        writer = csv.DictWriter(f, fieldnames=list(curve[0]))
-        writer.writeheader()
-        writer.writerows(curve)
+    write_curve(folder, curve)
     return {"model_path": model_path, "decisions": len(data["won"]), "settings": asdict(settings),
             "seconds": seconds, "curve": [(row["step"], row["win_rate"]) for row in curve]}
 
