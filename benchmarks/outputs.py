@@ -48,11 +48,11 @@ def provenance(command: str) -> str:
 
 def code_that_ran() -> str:
     """``at commit abc1234`` (``+ uncommitted changes`` when the checkout differs from it) when the package runs from
-    a git checkout of its own; ``by an installed package, version X`` otherwise."""
+    a git checkout of its own; ``with tabletop-gym X installed`` otherwise."""
     if git("rev-parse", "--show-toplevel") == str(SOURCE_ROOT):  # not a repository that merely holds a venv
         changed = " + uncommitted changes" if git("status", "--porcelain") else ""
         return f"at commit {git('rev-parse', '--short', 'HEAD')}{changed}"
-    return f"by an installed package, version {package_version()}"
+    return f"with tabletop-gym {package_version()} installed"
 
 
 def git(*arguments: str) -> str | None:

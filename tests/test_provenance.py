@@ -13,7 +13,7 @@ from tabletop_gym.benchmarks.evaluation import leaderboard, throughput
 from tabletop_gym.benchmarks.evaluation.throughput import REFERENCE, Row
 
 # What ran: a commit of this checkout, or (a clone installed without -e, as CI does) the installed package.
-CODE = r"(at commit [0-9a-f]{4,}( \+ uncommitted changes)?|by an installed package, version \S+)"
+CODE = r"(at commit [0-9a-f]{4,}( \+ uncommitted changes)?|with tabletop-gym \S+ installed)"
 DATE = r"on \d{4}-\d{2}-\d{2}\."
 
 
@@ -40,7 +40,7 @@ def test_in_a_checkout_the_code_is_its_commit_and_whether_it_was_changed():
 
 def test_outside_a_checkout_the_code_is_the_installed_version(tmp_path, monkeypatch):
     monkeypatch.setattr(outputs, "SOURCE_ROOT", tmp_path)  # a folder that is no git checkout
-    assert outputs.code_that_ran() == f"by an installed package, version {outputs.package_version()}"
+    assert outputs.code_that_ran() == f"with tabletop-gym {outputs.package_version()} installed"
 
 
 def test_a_call_from_python_is_said_with_the_arguments_it_was_given():
