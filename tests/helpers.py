@@ -143,13 +143,12 @@ AUTORESET_MODES = [gym.vector.AutoresetMode.NEXT_STEP, gym.vector.AutoresetMode.
                    gym.vector.AutoresetMode.DISABLED]
 
 
-def left_out_keys(vector, single_info: dict, vector_infos: dict) -> set:
-    """The keys of a single env's info that the infos of ``vector`` (the env or a wrapper of it) do not carry: each
-    must be one that the vector env's documentation says it leaves out."""
-    left_out = set(single_info) - set(vector_infos)
-    documented = type(vector.unwrapped).__doc__
-    assert all(f"``{key}`` is left out" in documented for key in left_out), left_out
-    return left_out
+def same_info(one: dict, other: dict) -> bool:
+    """Two infos agree key for key and value for value, each value of the same dtype and shape."""
+    def agree(a, b) -> bool:
+        a, b = np.asarray(a), np.asarray(b)
+        return a.dtype == b.dtype and a.shape == b.shape and np.array_equal(a, b)
+    return one.keys() == other.keys() and all(agree(one[key], other[key]) for key in one)
 
 
 class SideBySide:
@@ -243,18 +242,16 @@ class SideBySide:
         self._agree(i, single_obs, single_info)
 
     def _agree_outcome(self, i, infos, single_info, finished) -> None:
-        """The vector infos hold game i's outcome exactly where it ended, as the single env's info has it."""
-        left_out = left_out_keys(self.vector, single_info, self.keys)
-        expected = {k: v for k, v in single_info.items() if k not in ("action_mask", *left_out)}
-        got = {k: v for k, v in self.vector.info_of(infos, i).items() if k != "action_mask"}
+        """The vector infos hold game i's info as the single env's info has it, key for key and value for value,
+        and their outcome masks hold the game exactly where it ended."""
+        assert same_info(self.vector.info_of(infos, i), single_info)
         if finished:
-            assert {"won", "score"} <= set(expected)
-            assert got == expected
-        else:
-            assert got == {}
+            assert {"won", "score"} <= set(single_info)
+        assert bool(infos["_won"][i]) == bool(infos["_result"][i]) == finished
 
     def _agree(self, i: int, single_obs, single_info, finished=False) -> None:
         assert np.array_equal(self.observations[i], single_obs)
+        assert same_info(self.vector.info_of(self.infos, i), single_info)
         if finished:  # no legal action is left, and both offer every action (it is ignored)
             assert single_info["action_mask"].all() and self.infos["action_mask"][i].all()
         else:

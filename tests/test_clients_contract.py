@@ -159,3 +159,65 @@ def test_the_native_vector_env_answers_call_get_attr_and_set_attr_as_sync_does(e
         native.set_attr("illegal_action", ["raise", "terminate", "raise"])
     native.close()
     sync.close()
+
+
+# ------------------------------------------------------------------ numeric infos with one set of keys
+
+def info_signature(info: dict) -> dict:
+    """Each key of an info with its value's dtype and shape; every value must be a number (numpy's or Python's
+    bool, int or float) or a numeric numpy array, what the buffers that stack infos (Tianshou's, TorchRL's) take."""
+    signature = {}
+    for key, value in info.items():
+        assert isinstance(value, (bool, int, float, np.generic, np.ndarray)), (key, value)
+        value = np.asarray(value)
+        assert value.dtype.kind in "biuf", (key, value.dtype)
+        signature[key] = (value.dtype, value.shape)
+    return signature
+
+
+@pytest.mark.parametrize("env_id", GAME_IDS)
+def test_the_single_envs_infos_are_numeric_with_one_set_of_keys_from_reset_on(env_id):
+    """At reset and at every step of several whole games (the default opponent, where a game has one): the same
+    keys, each value of the same dtype and shape; the result as its code in ``RESULT_NAMES``."""
+    env = gym.make(env_id)
+    rng = np.random.default_rng(3)
+    _, info = env.reset(seed=3)
+    signature = info_signature(info)
+    assert {"action_mask", "won", "score", "result", "illegal_action"} <= set(signature)
+    games = 0
+    while games < 4:
+        _, _, terminated, truncated, info = env.step(int(masked_sample(rng, info["action_mask"])[0]))
+        assert info_signature(info) == signature
+        if terminated or truncated:
+            assert env.unwrapped.RESULT_NAMES[info["result"]] == env.unwrapped.outcome()["result"] != "playing"
+            games += 1
+            _, info = env.reset()
+            assert info_signature(info) == signature and info["result"] == 0 and not info["won"]
+
+
+@pytest.mark.parametrize("num_players", [2, 4])
+def test_the_aec_envs_infos_are_numeric_with_one_set_of_keys_for_every_agent_from_reset_on(num_players):
+    env = splendor_v0.env(num_players=num_players, max_rounds=30)
+    rng = np.random.default_rng(num_players)
+    signature = None
+    for seed in range(3):
+        env.reset(seed=seed)
+        for agent in env.agent_iter():
+            seen = {name: info_signature(info) for name, info in env.infos.items()}
+            signature = signature or seen[agent]
+            assert all(one == signature for one in seen.values())
+            assert signature["points"][1] == signature["winners"][1] == (num_players,)
+            observation, _, terminated, truncated, info = env.last()
+            if terminated or truncated:
+                assert env.unwrapped.RESULT_NAMES[info["result"]] != "playing"
+                env.step(None)
+            else:
+                env.step(int(masked_sample(rng, observation["action_mask"])[0]))
+
+
+def test_the_opponents_moves_are_the_envs_to_ask_not_the_infos():
+    env = gym.make("Tabletop/Splendor-v0", num_players=3, seat=2, opponent="random")
+    _, info = env.reset(seed=0)
+    assert "opponent_moves" not in info and [seat for seat, _ in env.unwrapped.opponent_moves()] == [0, 1]
+    env.step(int(np.flatnonzero(info["action_mask"])[0]))
+    assert all(name in env.unwrapped.action_names for _, name in env.unwrapped.opponent_moves())

@@ -81,9 +81,12 @@ def test_spaces_names_and_masks(env_id):
         if terminated or truncated:  # no action is legal, and every one is offered, so masked samplers survive
             assert info["action_mask"].all() and env.unwrapped.action_masks().all()
             assert env.unwrapped.legal_action_names() == []
-            assert {"won", "score"} <= set(info) and type(info["won"]) is bool
-            assert env.unwrapped.outcome() == {k: v for k, v in info.items() if k not in ("action_mask",
-                                                                                          "opponent_moves")}
+            assert {"won", "score"} <= set(info) and type(info["won"]) is np.bool_
+            outcome = env.unwrapped.outcome()
+            assert outcome["result"] == env.unwrapped.RESULT_NAMES[info["result"]]
+            assert set(info) == {"action_mask", "illegal_action", *outcome}
+            assert all(np.array_equal(info[k], v) for k, v in outcome.items() if k not in ("result", "winners"))
+            assert env.unwrapped.numeric_outcome().keys() == outcome.keys()
             obs, info = env.reset()
         else:
             assert {"won", "score"} <= set(env.unwrapped.outcome()) and not env.unwrapped.outcome()["won"]

@@ -215,5 +215,5 @@ def test_without_the_look_ahead_it_makes_the_plain_choices_too():
 def test_without_the_look_ahead_it_wins_deals_too():
     env = gym.make(ENV_ID, illegal_action="raise")
     results = [play_out(env, DeadCenterHeuristic(lookahead=False), seed)[1] for seed in range(30)]
-    assert "forfeited" not in {info["result"] for info in results}
+    assert "forfeited" not in {rules.RESULT_NAMES[info["result"]] for info in results}
     assert any(info["won"] for info in results)

@@ -90,11 +90,11 @@ def play_side_by_side(num_envs, steps, seed, reset_options=None, illegal_rate=0.
             count_branches(stats, state, both.singles[i].state, int(actions[i]), masks[i])
         for i, info in ended:
             stats["games"] += 1
-            stats[info["result"]] += 1
+            stats[rules.RESULT_NAMES[info["result"]]] += 1
             if not ended_before[i]:
-                stats["first " + info["result"]] += 1
+                stats["first " + rules.RESULT_NAMES[info["result"]]] += 1
             ended_before[i] = True
-            if info["result"] == "unplayable" and info["turn"] == 1:
+            if rules.RESULT_NAMES[info["result"]] == "unplayable" and info["turn"] == 1:
                 stats["unplayable on turn 1"] += 1
     return stats
 
@@ -235,7 +235,8 @@ def test_illegal_actions_raise_and_change_nothing_or_lose_that_game():
     vector.reset(seed=3)
     _, rewards, terminated, _, infos = vector.step(actions)
     assert terminated.tolist() == [False, False, True, False]
-    assert vector.RESULT_NAMES[infos["result"][2]] == "forfeited" and vector.info_of(infos, 2)["result"] == "forfeited"
+    assert vector.RESULT_NAMES[infos["result"][2]] == "forfeited"
+    assert vector.info_of(infos, 2)["result"] == infos["result"][2]
     assert rewards[2] == 0 and infos["action_mask"][2].all()  # a finished game's row: any action, ignored
 
 

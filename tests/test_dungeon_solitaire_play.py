@@ -53,8 +53,9 @@ def test_random_play_keeps_the_invariants(skip_forced):
             _, _, terminated, truncated, info = env.step(random_legal(rng, mask))
             assert not truncated
             check_invariants(env.state, info, terminated)
-        results.add(info["result"])
-        assert info["score"] == (rules.treasure_points(env.state) if info["result"] == "escaped" else 0)
+        result = rules.RESULT_NAMES[info["result"]]
+        results.add(result)
+        assert info["score"] == (rules.treasure_points(env.state) if result == "escaped" else 0)
     assert results == {"escaped", "killed", "lost_in_the_dark"}
 
 

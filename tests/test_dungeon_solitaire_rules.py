@@ -138,7 +138,7 @@ def test_killed_at_zero_hp_never_below():
     act(env, "draw")  # 7 more
     _, reward, terminated, _, info = act(env, "take_damage")
     assert terminated and table(env)["hp"] == 0 and table(env)["phase"] == "over"
-    assert (info["result"], info["score"], info["won"], reward) == ("killed", 0, False, 0.0)
+    assert (rules.RESULT_NAMES[info["result"]], info["score"], info["won"], reward) == ("killed", 0, False, 0.0)
 
 
 # ------------------------------------------------------------------ treasure drop
@@ -259,7 +259,7 @@ def test_a_fourth_ace_among_the_discards_is_lost_in_the_dark():
     env = start(["AS", "AH", "AD", "5C", "2S", "3D", "AC", "9S"])
     play(env, "draw", "draw")
     _, _, terminated, _, info = act(env, "discard")
-    assert terminated and info["result"] == "lost_in_the_dark" and table(env)["torches"] == 4
+    assert terminated and rules.RESULT_NAMES[info["result"]] == "lost_in_the_dark" and table(env)["torches"] == 4
 
 
 # ------------------------------------------------------------------ dodge blow
@@ -294,7 +294,7 @@ def test_dodge_saves_from_a_lethal_blow():
 def test_fourth_torch_loses_without_the_scroll():
     env = start(["AS", "AH", "AD", "AC"])
     _, reward, terminated, _, info = act(env, "draw")
-    assert terminated and info["result"] == "lost_in_the_dark" and table(env)["torches"] == 4
+    assert terminated and rules.RESULT_NAMES[info["result"]] == "lost_in_the_dark" and table(env)["torches"] == 4
     assert info["score"] == 0 and reward == 0.0
 
 
@@ -312,7 +312,7 @@ def test_the_scroll_in_hand_is_spent_on_the_fourth_torch_and_the_ace_goes_under_
 def test_a_scroll_still_lying_in_the_turn_cannot_be_used():
     env = start(["AS", "AH", "AD", "JK", "AC"])
     _, _, terminated, _, info = act(env, "draw")
-    assert terminated and info["result"] == "lost_in_the_dark"
+    assert terminated and rules.RESULT_NAMES[info["result"]] == "lost_in_the_dark"
 
 
 def test_the_ace_under_the_deck_loses_when_it_comes_up_again():
@@ -320,7 +320,7 @@ def test_the_ace_under_the_deck_loses_when_it_comes_up_again():
     play(env, "draw", "draw", "delve")
     env.state.top = env.state.end - 1  # a position where only the returned ace is left to draw
     _, _, terminated, _, info = act(env, "draw")
-    assert terminated and info["result"] == "lost_in_the_dark" and table(env)["torches"] == 4
+    assert terminated and rules.RESULT_NAMES[info["result"]] == "lost_in_the_dark" and table(env)["torches"] == 4
 
 
 def test_an_empty_deck_is_lost_in_the_dark():
@@ -328,7 +328,7 @@ def test_an_empty_deck_is_lost_in_the_dark():
     act(env, "draw")
     env.state.top = env.state.end  # unreachable in play: the deck always holds an ace while the game lives
     _, _, terminated, _, info = act(env, "draw")
-    assert terminated and info["result"] == "lost_in_the_dark"
+    assert terminated and rules.RESULT_NAMES[info["result"]] == "lost_in_the_dark"
 
 
 # ------------------------------------------------------------------ delve, retreat, escape, score
@@ -343,7 +343,7 @@ def test_retreat_after_two_delve_turns_and_n_minus_one_retreat_turns():
     d = table(env)
     assert (d["phase"], d["retreat_turns"], d["encounter"]) == ("retreat", 1, "4S")
     _, reward, terminated, _, info = act(env, "draw")
-    assert terminated and info["result"] == "escaped" and info["score"] == 10 and info["kings"] == 1
+    assert terminated and rules.RESULT_NAMES[info["result"]] == "escaped" and info["score"] == 10 and info["kings"] == 1
     assert not info["won"] and reward == 0.0
     assert (table(env)["delve_turns"], table(env)["retreat_turns"]) == (2, 1)
 
@@ -353,14 +353,15 @@ def test_retreat_after_one_turn_with_the_option_escapes_at_once():
     play(env, "draw", "draw")
     assert legal(env) == {"delve", "retreat"}
     _, _, terminated, _, info = act(env, "retreat")
-    assert terminated and info["result"] == "escaped" and table(env)["retreat_turns"] == 0
+    assert terminated and rules.RESULT_NAMES[info["result"]] == "escaped" and table(env)["retreat_turns"] == 0
 
 
 def test_the_last_retreat_turn_lost_still_escapes_if_alive():
     env = start(["2S", "3S", "2C", "3C", "9C", "4S", "5D", "6D", "7D", "8D", "2D", "3D", "4D"])
     play(env, "draw", "draw", "delve", "draw", "retreat", "draw")  # 9♣ door, 4♠ fails: 5 discards
     _, _, terminated, _, info = act(env, "discard")
-    assert terminated and info["result"] == "escaped" and table(env)["discards"] == ["5D", "6D", "7D", "8D", "2D"]
+    assert terminated and rules.RESULT_NAMES[info["result"]] == "escaped"
+    assert table(env)["discards"] == ["5D", "6D", "7D", "8D", "2D"]
 
 
 def test_score_counts_kings_diamonds_and_the_joker_and_reward_score_option():

@@ -23,7 +23,7 @@ def play_side_by_side(num_envs, steps, seed, counts, **options):
     rng = np.random.default_rng(seed)
     for _ in range(steps):
         for i, info in both.step(random_actions(rng, both.masks)):
-            counts["result_" + info["result"]] += 1
+            counts["result_" + rules.RESULT_NAMES[info["result"]]] += 1
             counts["scroll_used"] += bool(both.singles[i].state.scroll_used)
 
 

@@ -62,7 +62,7 @@ def test_the_agent_only_chooses_legal_actions(skip_forced):
             phases.add(env.unwrapped.state.phase)
             observation, _, terminated, truncated, info = env.step(action)
             done = terminated or truncated
-        results.add(info["result"])
+        results.add(rules.RESULT_NAMES[info["result"]])
     assert phases == {rules.ASSIGN, rules.ACT, rules.LEVEL_UP}
     assert {"lost", "truncated"} <= results
 
@@ -77,8 +77,8 @@ def test_the_agent_plays_whole_games_legally_in_the_default_mode():
         while not done:
             observation, _, terminated, truncated, info = env.step(agent.act(observation, info["action_mask"]))
             done = terminated or truncated
-        assert info["result"] in ("won", "lost", "truncated")
-        assert "illegal_action" not in info
+        assert rules.RESULT_NAMES[info["result"]] in ("won", "lost", "truncated")
+        assert not info["illegal_action"]
 
 
 def _actions(agent, seed, steps=120):

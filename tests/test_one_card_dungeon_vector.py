@@ -69,7 +69,7 @@ def play_side_by_side(num_envs, steps, seed, policy=random_actions, boosted=Fals
         ended = both.step(policy(rng, both.masks), before=lambda i, single, action: count_decision(counts, single,
                                                                                                      action))
         for i, info in ended:
-            counts["result_" + info["result"]] += 1
+            counts["result_" + rules.RESULT_NAMES[info["result"]]] += 1
         endings += len(ended)
         if boosted:
             for i in np.flatnonzero(starting):

@@ -290,7 +290,7 @@ def test_dungeon_solitaire_last_screen_says_the_game_is_over_and_how():
 
 
 def final_info(game, agent, seeds, won):
-    """The last info of the first of ``seeds`` that ``agent`` wins (``won=True``) or loses."""
+    """The outcome at the end of the first of ``seeds`` that ``agent`` wins (``won=True``) or loses."""
     for seed in seeds:
         env = gym.make(GAMES[game].id)
         player = make_agent(agent, game, seed=seed)
@@ -300,7 +300,7 @@ def final_info(game, agent, seeds, won):
             if terminated or truncated:
                 break
         if info["won"] == won:
-            return info
+            return env.unwrapped.outcome()
     raise AssertionError(f"no deal among {seeds} ended with won={won}")
 
 

@@ -39,7 +39,7 @@ def playthrough(env_id: str, seed: int) -> str:
         _, reward, terminated, truncated, info = env.step(action)
         lines += ["", f"> step {step}: {names[action]}", "", env.render()]
         if terminated or truncated:
-            outcome = {key: info[key] for key in ("won", "score") if key in info}
+            outcome = {key: info[key].item() for key in ("won", "score")}
             lines += ["", f"= terminated={terminated} truncated={truncated} reward={reward} {outcome}"]
             break
     else:

@@ -26,7 +26,7 @@ def play(agent, seed, skip_forced=True):
         actions.append(action)
         obs, _, terminated, truncated, info = env.step(action)
         if terminated or truncated:
-            assert info["result"] in ("won", "lost")
+            assert rules.RESULT_NAMES[info["result"]] in ("won", "lost")
             return actions, info
 
 

@@ -118,7 +118,7 @@ def test_random_play_keeps_the_invariants():
             assert not truncated
             check_invariants(env.state, info, terminated)
         assert env.observation_space.contains(obs)
-        results.add(info["result"])
+        results.add(rules.RESULT_NAMES[info["result"]])
     assert results == {"won", "lost"}
     assert {d for d, _ in decisions} == {rules.DRAW, rules.CONTINUE}
     assert (rules.DRAW, 1) in decisions and max(n for _, n in decisions) >= 4

@@ -419,7 +419,7 @@ def test_win_with_face_cards_still_in_the_deck_scores_the_cards_left():
     act(env, "assassin_S")
     _, reward, terminated, _, info = act(env, "attack_S")
     d = table(env)
-    assert terminated and info["won"] and info["result"] == "won"
+    assert terminated and info["won"] and rules.RESULT_NAMES[info["result"]] == "won"
     assert info["score"] == d["deck_size"] == 48 and reward == 48.0 and info["kills"] == 2
     assert legal(env) == set() and d["decision"] is None
     assert sum(rules.IS_FACE[env.state.deck[env.state.top:]]) == 10  # ten face cards never drawn
@@ -441,7 +441,7 @@ def test_loss_when_the_deck_runs_out_with_face_cards_on_the_table():
     while not terminated:
         _, reward, terminated, _, info = act(env, "pass")
     d = table(env)
-    assert info["result"] == "lost" and not info["won"] and info["score"] == 0 and reward == 0.0
+    assert rules.RESULT_NAMES[info["result"]] == "lost" and not info["won"] and info["score"] == 0 and reward == 0.0
     assert d["deck_size"] == 0 and d["columns"]["C"][-1] == "KC"  # the last card, a face card, ends it
     assert len(d["reserve"]) == 40 and d["discard"] == [] and d["in_play"] is None
 
@@ -457,7 +457,7 @@ def test_continuation_is_offered_with_an_empty_deck_before_the_loss():
     d = table(env)
     assert d["deck_size"] == 0 and d["decision"] == "continue" and d["in_play"] == "3H"
     _, _, terminated, _, info = act(env, "attack_S")
-    assert terminated and info["result"] == "lost" and table(env)["attack"]["S"] == ["4H", "3H"]
+    assert terminated and rules.RESULT_NAMES[info["result"]] == "lost" and table(env)["attack"]["S"] == ["4H", "3H"]
 
 
 def test_an_illegal_action_forfeits_and_keeps_the_card_in_play_shown():
@@ -465,7 +465,7 @@ def test_an_illegal_action_forfeits_and_keeps_the_card_in_play_shown():
     env.reset(options={"deck": stacked(["QS", "KD", "2H"], ALL)})
     _, reward, terminated, _, info = env.step(env.action_names.index("attack_D"))
     d = table(env)
-    assert terminated and info["illegal_action"] and info["result"] == "forfeited"
+    assert terminated and info["illegal_action"] and rules.RESULT_NAMES[info["result"]] == "forfeited"
     assert (info["won"], info["score"], reward) == (False, 0, 0.0)
     assert d["in_play"] == "2H" and d["decision"] is None and d["result"] == "forfeited"
 

@@ -39,7 +39,7 @@ def soak(env, agent, check, steps=STEPS, reset_options=lambda episode: None) -> 
         _, _, terminated, truncated, info = env.step(action)
         check(env, info, terminated, truncated)
         if terminated or truncated:
-            counts[info["result"]] += 1
+            counts[env.RESULT_NAMES[info["result"]]] += 1
             counts["episodes"] += 1
             episode += 1
             _, info = env.reset(seed=episode, options=reset_options(episode))
@@ -116,7 +116,7 @@ def test_splendor_through_the_aec_env_under_the_greedy_players_keeps_the_invaria
             observation, _, terminated, truncated, info = env.last()
             test_splendor_play.check_invariants(env.unwrapped.state_)
             if terminated or truncated:
-                results[info["result"]] += 1
+                results[env.unwrapped.RESULT_NAMES[info["result"]]] += 1
                 env.step(None)
                 continue
             env.step(agent.act(observation["observation"], observation["action_mask"]))

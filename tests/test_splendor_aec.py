@@ -130,7 +130,7 @@ def test_max_cycles_truncates_after_that_many_cycles_of_agent_steps(make, steps_
             steps += 1
         assert steps == limit and all(raw.truncations.values()) and not any(raw.terminations.values())
         assert raw.describe()["result"] == "truncated" and not raw.action_mask().any()
-        assert all(info["result"] == "truncated" and not info["won"] for info in raw.infos.values())
+        assert all(raw.RESULT_NAMES[info["result"]] == "truncated" and not info["won"] for info in raw.infos.values())
         # No legal action is left: all zeros in the AEC env, all ones (every action ignored) in the parallel view.
         idle = 1 if make is splendor_v0.parallel_env else 0
         assert all((raw.observe(agent)["action_mask"] == idle).all() for agent in raw.agents)
@@ -227,7 +227,7 @@ def test_an_illegal_action_ends_the_game_with_minus_one_for_the_offender(action)
     env.step(action)
     assert all(env.terminations.values()) and not any(env.truncations.values())
     assert env.rewards == {"player_0": 0.0, "player_1": -1.0, "player_2": 0.0}
-    assert env.infos["player_1"]["illegal_action"] and "illegal_action" not in env.infos["player_0"]
+    assert env.infos["player_1"]["illegal_action"] and not env.infos["player_0"]["illegal_action"]
     assert env.unwrapped.describe()["result"] == "forfeited" and env.unwrapped.describe()["winners"] == []
     rewards = {}
     for agent in env.agent_iter():

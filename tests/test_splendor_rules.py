@@ -618,8 +618,11 @@ def test_reaching_fifteen_finishes_the_round_then_the_game_ends():
     assert env.rewards == {"player_0": 1.0, "player_1": -1.0, "player_2": -1.0}
     assert all(env.terminations.values()) and not any(env.truncations.values())
     assert env.infos["player_0"]["won"] and env.infos["player_0"]["score"] == 15
-    assert env.infos["player_1"] == {"won": False, "score": 0, "points": [15, 0, 0], "winners": [0],
-                                     "result": "finished"}
+    info = env.infos["player_1"]
+    assert set(info) == {"won", "score", "points", "winners", "result", "illegal_action"}
+    assert (info["won"], info["score"], info["illegal_action"]) == (False, 0, False)
+    assert info["points"].tolist() == [15, 0, 0] and info["winners"].tolist() == [True, False, False]
+    assert env.RESULT_NAMES[info["result"]] == "finished"
 
 
 def test_reaching_fifteen_on_the_last_seat_ends_the_game_at_once():
@@ -678,7 +681,7 @@ def test_truncation_after_max_rounds_gives_no_reward():
     assert d["result"] == "truncated" and d["round"] == 3 and d["winners"] == []
     assert all(env.truncations.values()) and not any(env.terminations.values())
     assert env.rewards == {"player_0": 0.0, "player_1": 0.0} and env.action_mask("player_0").sum() == 0
-    assert env.infos["player_0"]["result"] == "truncated" and not env.infos["player_0"]["won"]
+    assert env.RESULT_NAMES[env.infos["player_0"]["result"]] == "truncated" and not env.infos["player_0"]["won"]
     for agent in list(env.agents):
         assert env.last()[3]
         env.step(None)

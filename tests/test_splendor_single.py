@@ -52,12 +52,12 @@ def test_the_learner_sits_at_its_seat_and_the_seats_before_it_play_first():
     obs, info = env.reset(seed=0)
     d = env.describe()
     assert d["current"] == 2 and env.seat == 2 and d["round"] == 1
-    assert [seat for seat, _ in info["opponent_moves"]] == [0, 1]
+    assert [seat for seat, _ in env.opponent_moves()] == [0, 1]
     view = dict(zip(FIELDS, obs))
     assert view["my_seat_2"] == 1 and view["to_play_seat0"] == 1 and view["players_3"] == 1
     assert np.array_equal(obs, rules.observe(env.state, 2))
     _, _, _, _, info = env.step(int(np.flatnonzero(info["action_mask"])[0]))
-    assert [seat for seat, _ in info["opponent_moves"]][:2] == [0, 1] and env.state.current == 2
+    assert [seat for seat, _ in env.opponent_moves()][:2] == [0, 1] and env.state.current == 2
 
 
 def test_a_random_seat_is_drawn_per_episode_from_the_seed():
@@ -134,9 +134,9 @@ def test_the_reward_is_plus_one_for_a_win_minus_one_for_a_loss_and_zero_on_trunc
         reward, terminated, truncated, info = play_out(env, info, rng)
         assert info["score"] == int(env.state.points[env.seat])
         if truncated:
-            assert reward == 0.0 and info["result"] == "truncated" and not info["won"]
+            assert reward == 0.0 and env.RESULT_NAMES[info["result"]] == "truncated" and not info["won"]
         else:
-            assert reward == (1.0 if env.seat in info["winners"] else -1.0) and reward == (1.0 if info["won"] else -1.0)
+            assert reward == (1.0 if info["winners"][env.seat] else -1.0) and reward == (1.0 if info["won"] else -1.0)
         seen.add(reward)
     assert seen == {1.0, -1.0, 0.0}
 
@@ -153,7 +153,7 @@ def test_an_illegal_action_by_the_learner_ends_the_game_with_minus_one():
     _, info = env.reset(seed=0)
     _, reward, terminated, truncated, info = env.step(int(np.flatnonzero(info["action_mask"] == 0)[0]))
     assert (reward, terminated, truncated) == (-1.0, True, False)
-    assert info["illegal_action"] and info["result"] == "forfeited" and not info["won"]
+    assert info["illegal_action"] and env.RESULT_NAMES[info["result"]] == "forfeited" and not info["won"]
     assert env.state.forfeited_by == 1
 
 
@@ -268,7 +268,7 @@ def test_greedy_plays_every_seat_of_a_four_player_game_to_the_end():
             obs, reward, terminated, truncated, info = env.step(agent.act(obs, info["action_mask"]))
             if terminated or truncated:
                 break
-        assert terminated and info["result"] == "finished"
+        assert terminated and env.unwrapped.RESULT_NAMES[info["result"]] == "finished"
 
 
 def test_the_view_pickles_with_its_opponents():
@@ -375,8 +375,8 @@ def test_set_state_refuses_a_bad_seat_or_another_player_count_and_changes_nothin
     env.reset(seed=1)  # and the env plays on
     env.set_state(at_seat_1.get_state())  # a good seat is taken with the game
     assert env.seat == 1 and env.describe() == at_seat_1.describe()
-    _, _, _, _, info = env.step(int(np.flatnonzero(env.action_masks())[0]))
-    assert env.state.current == 1 and info["opponent_moves"]
+    env.step(int(np.flatnonzero(env.action_masks())[0]))
+    assert env.state.current == 1 and env.opponent_moves()
 
 
 def test_a_refused_reset_keeps_the_learners_random_seat_and_everything_else():
@@ -394,7 +394,8 @@ def test_a_refused_reset_keeps_the_learners_random_seat_and_everything_else():
                 env.reset(**kwargs)
             assert unchanged(env, before), kwargs
         action = int(np.flatnonzero(env.action_masks())[0])
-        assert env.step(action)[4]["opponent_moves"] == twin.step(action)[4]["opponent_moves"]
+        env.step(action), twin.step(action)
+        assert env.opponent_moves() == twin.opponent_moves()
         assert env.describe() == twin.describe()
     assert len(seats) > 1
 
@@ -488,8 +489,8 @@ def test_in_the_futures_a_planner_simulates_the_others_are_played_without_asking
     assert world.seat == 1 and world._players == [STAND_IN, None, "random"]
     assert env.seat == 0 and env._players == [None, probe, "random"] and env.opponents == [probe, "random"]
     assert env.clone().opponents == [STAND_IN, "random"]
-    _, _, _, _, info = world.step(int(np.flatnonzero(world.action_masks())[0]))
-    assert world.state.current == 1 and [seat for seat, _ in info["opponent_moves"]] == [2, 0]
+    world.step(int(np.flatnonzero(world.action_masks())[0]))
+    assert world.state.current == 1 and [seat for seat, _ in world.opponent_moves()] == [2, 0]
 
 
 def test_the_search_agent_plays_as_an_opponent_also_against_search():
@@ -500,10 +501,10 @@ def test_the_search_agent_plays_as_an_opponent_also_against_search():
     learner = SearchAgent(simulations=2, rollout=GreedyAgent(), seed=2, max_rollout_steps=12)
     learner.attach(env)
     obs, info = env.reset(seed=0)
-    assert info["opponent_moves"] and opponent.env is env.unwrapped
+    assert env.unwrapped.opponent_moves() and opponent.env is env.unwrapped
     for _ in range(2):
         obs, _, terminated, truncated, info = env.step(learner.act(obs, info["action_mask"]))
-        assert [seat for seat, _ in info["opponent_moves"]][:1] == [0] and not (terminated or truncated)
+        assert [seat for seat, _ in env.unwrapped.opponent_moves()][:1] == [0] and not (terminated or truncated)
     assert env.unwrapped.seat == 1
 
 

@@ -67,13 +67,14 @@ def counted_apply(tally, s, action):
     return after
 
 
-def replay(s, action, single, info, tally):
+def replay(s, action, single, tally):
     """A step of the single env ``single`` again, from its game ``s``, move by move through ``rules.apply`` (each
-    move counted in ``tally``): the learner's ``action`` (a forfeit if illegal), the opponents' moves its ``info``
-    logs, and the learner's forced moves with ``skip_forced``. It must reach the single env's game."""
+    move counted in ``tally``): the learner's ``action`` (a forfeit if illegal), the opponents' moves its
+    ``opponent_moves()`` logs, and the learner's forced moves with ``skip_forced``. It must reach the single env's
+    game."""
     seat = single.seat
     s = counted_apply(tally, s, int(action)) if rules.legal_mask(s)[action] else rules.forfeit(s, seat)
-    logged = iter(info["opponent_moves"])
+    logged = iter(single.opponent_moves())
     while True:
         mask = rules.legal_mask(s)
         if s.current != seat:
@@ -138,11 +139,12 @@ def play_side_by_side(num_envs, steps, seed, counts, policy=random_play, reset_o
         ended = both.step(policy(rng, both.masks, both.observations),
                           before=lambda i, single, action: before.update({i: (single.state.copy(), action)}))
         for i, (s, action) in before.items():
-            replay(s, action, both.singles[i], both.single_infos[i], counts)
+            replay(s, action, both.singles[i], counts)
         for i, info in ended:
-            counts["result_" + info["result"]] += 1
+            result = rules.OUTCOME_RESULT_NAMES[info["result"]]
+            counts["result_" + result] += 1
             counts["won" if info["won"] else "lost"] += 1
-            counts[f"{info['result']}_in_round_{both.singles[i].state.round}"] += 1
+            counts[f"{result}_in_round_{both.singles[i].state.round}"] += 1
         endings += len(ended)
     return endings
 
@@ -339,11 +341,11 @@ def test_the_end_infos_are_numeric_and_hold_the_outcome_only_where_a_game_ended(
         if ended[i]:
             info = vector.info_of(infos, i)
             assert len(info["points"]) == 3 and info["score"] == info["points"][vector.seats[i]]
-            assert info["winners"] == np.flatnonzero(infos["winners"][i]).tolist()
-            assert info["won"] == (vector.seats[i] in info["winners"])
+            assert np.array_equal(info["winners"], infos["winners"][i])
+            assert info["won"] == info["winners"][vector.seats[i]]
         else:
             assert not infos["points"][i].any() and not infos["winners"][i].any()
-            assert vector.info_of(infos, i).keys() == {"action_mask"}
+            assert not any(vector.info_of(infos, i)[key].any() for key in ("won", "score", "points", "winners"))
 
 
 # ------------------------------------------------------------------ the batched rules, table by table

@@ -3,12 +3,12 @@
 Every move the player did not choose is told once, in order, as it happens: a decision with a single legal
 move is played here (the env is built with ``skip_forced=False``, so none is played out of sight), what a
 move set off inside the env is read off the table before and after it (the cards a draw turned, the monsters
-that moved and bit), and in a game of several players the others' moves come from ``info["opponent_moves"]``
-of the step that played them. ``?`` or ``help`` at the prompt shows the game's rules in short and what the
+that moved and bit), and in a game of several players the others' moves come from the env's ``opponent_moves()``
+after the step that played them. ``?`` or ``help`` at the prompt shows the game's rules in short and what the
 move names mean: the ``## In short`` section of the game's RULES.md (paragraphs, then a ``| move | meaning |``
 table), the one text the game's page shows too. What is said about a game is the game's own: its folder's
 ``narrate`` module gives its ``TITLE``, ``narrate(env, before, after)`` (what a step did, in words),
-``ending(info, seat)`` (how the game ended, what its score counts) and, for a game with opponents,
+``ending(outcome, seat)`` (how the game ended, what its score counts) and, for a game with opponents,
 ``opponent_move(move, seat, before, env)``.
 """
 
@@ -72,7 +72,7 @@ class Terminal:
                          "mean.", indent=0))
         if new:
             self.say(f"deal of seed {seed}: replay it with --seed {seed}")
-        self.tell_opponents(info, None)
+        self.tell_opponents(None)
         while True:
             legal = [int(a) for a in np.flatnonzero(info["action_mask"])]
             if len(legal) == 1:
@@ -84,9 +84,9 @@ class Terminal:
             before = self.env.state.copy()
             _, _, terminated, truncated, info = self.env.step(action)
             self.tell(who, action, before)
-            self.tell_opponents(info, before)
+            self.tell_opponents(before)
             if terminated or truncated:
-                return self.finish(info)
+                return self.finish()
 
     # ------------------------------------------------------------ asking
 
@@ -140,17 +140,19 @@ class Terminal:
         head = f"  {'forced' if who == 'forced' else 'you play'} {self.names[action]}"
         self.say(wrapped(head + (": " + "; ".join(changes) if changes else ""), indent=6))
 
-    def tell_opponents(self, info: dict, before) -> None:
+    def tell_opponents(self, before) -> None:
         """The opponents' moves of the step just played (each step reports only its own)."""
-        for seat, move in info.get("opponent_moves", []):
+        for seat, move in self.env.opponent_moves() if hasattr(self.env, "opponent_moves") else []:
             said = self.words.opponent_move(move, seat, before, self.env)
             self.say(wrapped(f"  player_{seat} plays {move}: {said}", indent=6))
 
-    def finish(self, info: dict) -> dict:
+    def finish(self) -> dict:
+        """The end told; the game's outcome (``result`` by name) returned."""
+        outcome = self.env.outcome()
         self.say()
         self.say(self.env.render())
-        self.say(wrapped(game_over(self.name, info, getattr(self.env, "seat", 0)), indent=2))
-        return {key: value for key, value in info.items() if key not in ("action_mask", "opponent_moves")}
+        self.say(wrapped(game_over(self.name, outcome, getattr(self.env, "seat", 0)), indent=2))
+        return outcome
 
 
 def _interactive(stream) -> bool:
@@ -248,9 +250,10 @@ def markdown_section(text: str, heading: str) -> list[str]:
     return lines[start:end]
 
 
-def game_over(name: str, info: dict, seat: int = 0) -> str:
-    """Won or lost, how, and the score in words (``seat``: the player's, in a game of several players)."""
-    how, points = game_module(name, "narrate").ending(info, seat)
-    result = info.get("result")
-    verdict = "you won" if info.get("won") else "the game was cut short" if result == "truncated" else "you lost"
-    return f"game over: {verdict}. {how} Score {info.get('score', 0)}: {points}."
+def game_over(name: str, outcome: dict, seat: int = 0) -> str:
+    """Won or lost, how, and the score in words, from the env's ``outcome()`` (``seat``: the player's, in a game
+    of several players)."""
+    how, points = game_module(name, "narrate").ending(outcome, seat)
+    result = outcome.get("result")
+    verdict = "you won" if outcome.get("won") else "the game was cut short" if result == "truncated" else "you lost"
+    return f"game over: {verdict}. {how} Score {outcome.get('score', 0)}: {points}."

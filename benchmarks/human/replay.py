@@ -65,9 +65,13 @@ def frame_rate(frames: int, fps: float | None = None) -> float:
     return max(DEFAULT_FPS, frames / LONGEST_REPLAY_SECONDS)
 
 
-def _caption(step: int, action_name: str, info: dict) -> str:
+def _opponent_moves(env) -> list:
+    """The opponents' moves of the env's last reset or step (none in a solitaire)."""
+    return env.opponent_moves() if hasattr(env, "opponent_moves") else []
+
+
+def _caption(step: int, action_name: str, moves: list) -> str:
     text = f"step {step}: {action_name}"
-    moves = info.get("opponent_moves") or []
     if moves:
         text += "; then " + ", ".join(f"player_{seat} {move}" for seat, move in moves)
     return text
@@ -89,14 +93,15 @@ def record(game: str, agent="random", seed: int = 0, max_steps: int | None = DEF
     observation, info = env.reset(seed=seed)
     result = Replay(env_id=env_id, agent=name, seed=seed)
     result.frames.append(env.render())
-    result.captions.append(_caption(0, "start", info) if info.get("opponent_moves") else "start")
+    moves = _opponent_moves(env.unwrapped)
+    result.captions.append(_caption(0, "start", moves) if moves else "start")
     step = 0
     while max_steps is None or step < max_steps:
         action = int(agent.act(observation, info["action_mask"]))
         observation, _, terminated, truncated, info = env.step(action)
         step += 1
         result.frames.append(env.render())
-        result.captions.append(_caption(step, names[action], info))
+        result.captions.append(_caption(step, names[action], _opponent_moves(env.unwrapped)))
         if terminated or truncated:
             result.finished = True
             result.won, result.score = bool(info.get("won", False)), float(info.get("score", 0.0))

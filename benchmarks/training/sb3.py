@@ -53,13 +53,11 @@ class SB3VectorEnv(VecEnv):
         ended = terminated | truncated
         at_once = self.vector_env.autoreset_mode == AutoresetMode.SAME_STEP
         ends = infos.get("final_info", {}) if at_once else infos  # final_info only where a game ended
-        records = []
-        for i in range(self.num_envs):
-            record = self.vector_env.info_of(ends, i)
-            record.pop("action_mask", None)
-            records.append(record)
+        records = [{} for _ in range(self.num_envs)]  # a game's outcome in the step that ended it
         if ended.any():
             for i in np.flatnonzero(ended):
+                records[i] = self.vector_env.info_of(ends, i)
+                records[i].pop("action_mask")
                 last = infos["final_obs"][i] if at_once else observations[i]
                 records[i]["terminal_observation"] = np.array(last, copy=True)
                 records[i]["TimeLimit.truncated"] = bool(truncated[i] and not terminated[i])

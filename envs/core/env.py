@@ -5,7 +5,8 @@ features module, where it has observation="features" or "actions") and deals a g
 ``new_game``. Everything else is here once: spaces, action names and masks, skip-forced stepping, illegal actions,
 rewards, info, rendering, cloning.
 
-A rules module provides ``ACTION_NAMES``, ``OBSERVATION_LOW`` / ``OBSERVATION_HIGH``,
+A rules module provides ``ACTION_NAMES``, ``RESULT_NAMES`` (the results ``outcome`` names, ``"playing"`` first:
+the info holds a result as its index), ``OBSERVATION_LOW`` / ``OBSERVATION_HIGH``,
 ``legal_mask(s)``, ``apply(s, action, rng)``, ``play(s, action, rng, skip_forced)`` (the step: the action and
 the forced moves after it, giving the state and its mask), ``observe(s)``, ``is_over(s)``, ``outcome(s)`` (a dict
 with ``won`` and ``score``), ``forfeit(s)``, ``describe(s)`` and ``determinize(s, rng)``; optionally
@@ -230,6 +231,7 @@ class TabletopEnv(HoldsOneGame, gym.Env):
         self.observation_space = spaces.Box(low, high, dtype=np.float32)
         self.state = None
         self._mask = None
+        self._blank = None  # the info's outcome keys before the end, read at the first reset
         # The rules' limit, looked up once (a missing attribute of a module costs an exception at every step).
         self._truncation = getattr(self.rules, "is_truncated", None)
 
@@ -291,12 +293,10 @@ class TabletopEnv(HoldsOneGame, gym.Env):
             self.state, self._mask = self._play(self.state, index)
         terminated = bool(self.rules.is_over(self.state))
         truncated = not terminated and self._is_truncated(self.state)
-        info = self._info(terminated or truncated)
+        info = self._info(terminated or truncated, illegal)
         reward = 0.0
         if terminated:
             reward = self._final_reward(info)
-        if illegal:
-            info["illegal_action"] = True
         if self.render_mode == "human":
             self.render()
         return self.observe(self.state), reward, terminated, truncated, info
@@ -324,13 +324,29 @@ class TabletopEnv(HoldsOneGame, gym.Env):
     def _episode_over(self) -> bool:
         return bool(self.rules.is_over(self.state)) or self._is_truncated(self.state)
 
-    def _info(self, over: bool | None = None) -> dict[str, Any]:
-        """The step's info; ``over``: whether the episode is over, when the caller knows it already."""
+    def _info(self, over: bool | None = None, illegal: bool = False) -> dict[str, Any]:
+        """The step's info, numbers only and the same keys on every reset and step (what buffers that stack
+        infos need): the mask, the outcome keys (zeros until the episode ends, then the game's outcome with
+        ``result`` as its code in ``RESULT_NAMES``) and ``illegal_action``. ``over``: whether the episode is over,
+        when the caller knows it already."""
         over = self._episode_over() if over is None else over
-        info: dict[str, Any] = {"action_mask": self._shown_mask(over).astype(np.int8)}
-        if over:
-            info.update(self.rules.outcome(self.state))
-        return info
+        outcome = self.numeric_outcome() if over else self._blank_outcome()
+        return {"action_mask": self._shown_mask(over).astype(np.int8), **outcome,
+                "illegal_action": np.bool_(illegal)}
+
+    def numeric_outcome(self) -> dict[str, Any]:
+        """``outcome()`` as the info holds it: numpy numbers and arrays, ``result`` as its code in
+        ``RESULT_NAMES``."""
+        outcome = self.outcome()
+        outcome["result"] = np.int64(self.RESULT_NAMES.index(outcome["result"]))
+        return {key: np.asarray(value)[()] for key, value in outcome.items()}
+
+    def _blank_outcome(self) -> dict[str, Any]:
+        """The outcome keys as the info holds them before the end: each a zero of its dtype and shape (read once,
+        from the first game, as the vector env reads its columns)."""
+        if self._blank is None:
+            self._blank = {key: np.zeros_like(value)[()] for key, value in self.numeric_outcome().items()}
+        return {key: value.copy() if isinstance(value, np.ndarray) else value for key, value in self._blank.items()}
 
     def _shown_mask(self, over: bool) -> np.ndarray:
         """The mask ``action_masks()`` and the info show: the legal actions, and all ones once the episode is over.
@@ -375,8 +391,15 @@ class TabletopEnv(HoldsOneGame, gym.Env):
             raise gym.error.ResetNeeded("call reset() before describe()")
         return self.rules.describe(self.state)
 
+    @property
+    def RESULT_NAMES(self) -> tuple[str, ...]:
+        """The names of the codes ``info["result"]`` holds: ``RESULT_NAMES[info["result"]]`` is the result by name,
+        as ``outcome()["result"]`` gives it (the vector env's ``RESULT_NAMES`` are the same)."""
+        return tuple(self.rules.RESULT_NAMES)
+
     def outcome(self) -> dict:
-        """The game's result as it stands (``won``, ``score`` and the game's extras), also mid-game."""
+        """The game's result as it stands (``won``, ``score`` and the game's extras, ``result`` by name), also
+        mid-game."""
         if self.state is None:
             raise gym.error.ResetNeeded("call reset() before outcome()")
         return self.rules.outcome(self.state)

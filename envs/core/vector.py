@@ -430,15 +430,14 @@ class TabletopVectorEnv(VectorEnv):
         return self.state.take(int(index))
 
     def info_of(self, infos: dict, index: int) -> dict:
-        """Game ``index``'s entries of ``infos`` (what this env's reset or step returned, or their ``final_info``) as
-        the single env's info has them: the keys whose ``_key`` mask holds the game, ``result`` by name, numbers
-        and lists as Python's."""
-        info = {}
-        for key, values in infos.items():
-            if key.startswith("_") or key in ("final_obs", "final_info") or not infos["_" + key][index]:
-                continue
-            info[key] = self._single_value(key, values[index])
-        return info
+        """Game ``index``'s entries of ``infos`` (what this env's reset or step returned, or their ``final_info``)
+        as the single env's info has them, key for key and value for value: every key (the outcome keys zero
+        until the game ends), numpy numbers and arrays, ``result`` as its code. Empty where ``infos`` holds nothing
+        of the game (the ``final_info`` of a game that did not end)."""
+        if not infos.get("_action_mask", np.zeros(index + 1, dtype=bool))[index]:
+            return {}
+        return {key: values[index].copy() for key, values in infos.items()
+                if not key.startswith("_") and key not in ("final_obs", "final_info")}
 
     # ------------------------------------------------------------ Gymnasium's sub-env access
 
@@ -607,14 +606,6 @@ class TabletopVectorEnv(VectorEnv):
             codes = {name: code for code, name in enumerate(self.RESULT_NAMES)}
             arrays["result"] = np.array([codes[name] for name in arrays["result"].tolist()], dtype=np.int64)
         return arrays
-
-    def _single_value(self, key: str, value):
-        """One game's value of the infos' ``key`` as the single env's info holds it."""
-        if key == "result":
-            return self.RESULT_NAMES[int(value)]
-        if key == "action_mask":
-            return value.copy()
-        return value.tolist() if isinstance(value, (np.ndarray, np.generic)) else value
 
     def _outcome_columns(self) -> dict:
         """The outcome keys of the infos, each with its dtype and the shape of one game's value: read once from the

@@ -76,9 +76,10 @@ class DeadCenterEnv(TabletopEnv):
 
     ## Information
 
-    `info["action_mask"]` (int8) on every step; at the end `won`, `score`, `kills`, `turn`, `result`
-    (`"won"`, `"unplayable"`, `"deck_empty"`, `"forfeited"`), and `illegal_action` when one ended the
-    game.
+    The same keys from `reset()` on, numbers of one dtype and shape each: `action_mask` (int8),
+    `illegal_action` (bool: an illegal action ended the game), and, zero until the end, `won`, `score`,
+    `kills`, `turn` and `result` (an integer code: `env.unwrapped.RESULT_NAMES[info["result"]]` is
+    `"playing"`, `"won"`, `"unplayable"`, `"deck_empty"` or `"forfeited"`).
 
     ## Arguments
 
@@ -101,6 +102,8 @@ class DeadCenterEnv(TabletopEnv):
     * v0: first version; `observation="features"` added beside the plain observation, which is unchanged
       (193 entries at first; the 36 on face-down slots came after, and a policy trained on the 193 is refused
       by name); then `observation="actions"` beside both, which are unchanged.
+    * v0: infos became numeric, with one set of keys from reset on (`result` as an integer code into
+      `RESULT_NAMES`); the observations, actions and rewards are unchanged.
     """
 
     rules = rules

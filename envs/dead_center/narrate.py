@@ -35,11 +35,11 @@ def label(code: str) -> str:
     return card_label(parse_card(code))
 
 
-def ending(info: dict, seat: int) -> tuple[str, str]:
+def ending(outcome: dict, seat: int) -> tuple[str, str]:
     """How the game ended, and what its score counts."""
-    kills = info.get("kills", 0)
+    kills = outcome.get("kills", 0)
     how = {"won": "All 12 zombies are dead.", "unplayable": f"The drawn card fit no pile, after {kills} kills.",
            "deck_empty": f"The draw pile ran out, after {kills} kills.",
-           "forfeited": "An illegal move forfeits."}[info.get("result")]
-    points = "the cards left in the draw pile" if info.get("won") else "only a win scores"
+           "forfeited": "An illegal move forfeits."}[outcome.get("result")]
+    points = "the cards left in the draw pile" if outcome.get("won") else "only a win scores"
     return how, points

@@ -51,9 +51,10 @@ class DungeonSolitaireEnv(TabletopEnv):
 
     ## Information
 
-    `info["action_mask"]` (int8) on every step; at the end `won`, `score`, `kings`, `result`
-    (`"escaped"`, `"killed"`, `"lost_in_the_dark"`, `"forfeited"`), and `illegal_action` when one
-    ended the game.
+    The same keys from `reset()` on, numbers of one dtype and shape each: `action_mask` (int8),
+    `illegal_action` (bool: an illegal action ended the game), and, zero until the end, `won`, `score`,
+    `kings` and `result` (an integer code: `env.unwrapped.RESULT_NAMES[info["result"]]` is `"playing"`,
+    `"escaped"`, `"killed"`, `"lost_in_the_dark"` or `"forfeited"`).
 
     ## Arguments
 
@@ -71,6 +72,8 @@ class DungeonSolitaireEnv(TabletopEnv):
     ## Version History
 
     * v0: first version.
+    * v0: infos became numeric, with one set of keys from reset on (`result` as an integer code into
+      `RESULT_NAMES`); the observations, actions and rewards are unchanged.
     """
 
     rules = rules

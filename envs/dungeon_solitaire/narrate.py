@@ -60,9 +60,9 @@ def revealed_card(c: int, s, encounter: int) -> str:
     return label
 
 
-def ending(info: dict, seat: int) -> tuple[str, str]:
+def ending(outcome: dict, seat: int) -> tuple[str, str]:
     """How the game ended, and what its score counts."""
-    result, kings = info.get("result"), info.get("kings", 0)
+    result, kings = outcome.get("result"), outcome.get("kings", 0)
     how = {"escaped": f"You escaped with {kings} of the 4 kings" + ("." if kings == 4 else " (a win needs "
                                                                                           "all four)."),
            "killed": "You were killed.", "lost_in_the_dark": "The last torch went out: lost in the dark.",

@@ -60,9 +60,11 @@ class OneCardDungeonEnv(TabletopEnv):
 
     ## Information
 
-    `info["action_mask"]` (int8) on every step; at the end `won`, `score` (the last level completed:
-    level − 1 while a level is played, 12 on a win), `result` (`"won"`, `"lost"`, `"forfeited"`,
-    `"truncated"`), `level`, `turn`, and `illegal_action` when one ended the game.
+    The same keys from `reset()` on, numbers of one dtype and shape each: `action_mask` (int8),
+    `illegal_action` (bool: an illegal action ended the game), and, zero until the end, `won`, `score`
+    (the last level completed: level − 1 while a level is played, 12 on a win), `result` (an integer
+    code: `env.unwrapped.RESULT_NAMES[info["result"]]` is `"playing"`, `"won"`, `"lost"`, `"forfeited"`
+    or `"truncated"`), `level` and `turn`.
 
     ## Arguments
 
@@ -83,6 +85,8 @@ class OneCardDungeonEnv(TabletopEnv):
     ## Version History
 
     * v0: first version.
+    * v0: infos became numeric, with one set of keys from reset on (`result` as an integer code into
+      `RESULT_NAMES`); the observations, actions and rewards are unchanged.
     """
 
     rules = rules

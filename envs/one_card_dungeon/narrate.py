@@ -50,10 +50,10 @@ def tile(pos) -> str:
     return f"r{pos[0]}c{pos[1]}"
 
 
-def ending(info: dict, seat: int) -> tuple[str, str]:
+def ending(outcome: dict, seat: int) -> tuple[str, str]:
     """How the game ended, and what its score counts."""
-    score = info.get("score", 0)
+    score = outcome.get("score", 0)
     how = {"won": "All 12 levels are cleared.", "lost": "Your health ran out.",
-           "truncated": "The turn limit was reached.", "forfeited": "An illegal move forfeits."}[info.get("result")]
+           "truncated": "The turn limit was reached.", "forfeited": "An illegal move forfeits."}[outcome.get("result")]
     points = {0: "no level cleared", 1: "1 level cleared"}.get(score, f"{score} levels cleared")
     return how, points

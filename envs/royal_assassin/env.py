@@ -69,8 +69,10 @@ class RoyalAssassinEnv(TabletopEnv):
 
     ## Information
 
-    `info["action_mask"]` (int8) on every step; at the end `won`, `score`, `kills` (face cards killed)
-    and `result` (`"won"`, `"lost"`, `"forfeited"`), and `illegal_action` when one ended the game.
+    The same keys from `reset()` on, numbers of one dtype and shape each: `action_mask` (int8),
+    `illegal_action` (bool: an illegal action ended the game), and, zero until the end, `won`, `score`,
+    `kills` (face cards killed) and `result` (an integer code: `env.unwrapped.RESULT_NAMES[info["result"]]`
+    is `"playing"`, `"won"`, `"lost"` or `"forfeited"`).
 
     ## Arguments
 
@@ -92,6 +94,8 @@ class RoyalAssassinEnv(TabletopEnv):
 
     * v0: first version; `observation="features"` added beside the plain observation, then
       `observation="actions"` beside both, which are unchanged.
+    * v0: infos became numeric, with one set of keys from reset on (`result` as an integer code into
+      `RESULT_NAMES`); the observations, actions and rewards are unchanged.
     """
 
     rules = rules

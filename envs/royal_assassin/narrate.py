@@ -46,9 +46,9 @@ def narrate(env, old, new) -> list[str]:
     return said
 
 
-def ending(info: dict, seat: int) -> tuple[str, str]:
+def ending(outcome: dict, seat: int) -> tuple[str, str]:
     """How the game ended, and what its score counts."""
-    how = {"won": "Every face card is dead.", "lost": f"The deck ran out after {info.get('kills', 0)} kills.",
-           "forfeited": "An illegal move forfeits."}[info.get("result")]
-    points = "the cards left in the deck" if info.get("won") else "only a win scores"
+    how = {"won": "Every face card is dead.", "lost": f"The deck ran out after {outcome.get('kills', 0)} kills.",
+           "forfeited": "An illegal move forfeits."}[outcome.get("result")]
+    points = "the cards left in the deck" if outcome.get("won") else "only a win scores"
     return how, points

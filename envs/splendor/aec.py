@@ -77,6 +77,23 @@ def check_game_numbers(game, where: str = "the saved game") -> None:
             raise ValueError(f"{where} has {name}={value}; in a {n}-player game it is {bounds}")
 
 
+def numeric_outcome(outcome: dict, num_players: int) -> dict:
+    """``rules.outcome`` (Python's values) as the infos hold it, of one shape in every game of ``num_players``:
+    numpy numbers, every seat's ``points``, the ``winners`` as a bool per seat and ``result`` as its code in
+    ``rules.OUTCOME_RESULT_NAMES``."""
+    winners = np.zeros(num_players, dtype=bool)
+    winners[outcome["winners"]] = True
+    return {"won": np.bool_(outcome["won"]), "score": np.int64(outcome["score"]),
+            "points": np.array(outcome["points"], dtype=np.int64), "winners": winners,
+            "result": np.int64(rules.OUTCOME_RESULT_NAMES.index(outcome["result"]))}
+
+
+def blank_outcome(num_players: int) -> dict:
+    """The outcome keys of the infos before the end: a zero of each one's dtype and shape."""
+    return {"won": np.False_, "score": np.int64(0), "points": np.zeros(num_players, dtype=np.int64),
+            "winners": np.zeros(num_players, dtype=bool), "result": np.int64(0)}
+
+
 def action_index(action, num_actions: int):
     """The action as an index, or None if it is not one (None, a float, a bool, out of range)."""
     if isinstance(action, np.ndarray) and action.shape in ((), (1,)):
@@ -130,6 +147,14 @@ class raw_env(HoldsOneGame, AECEnv):
     Terminated when the round in which someone reached 15 points is complete, after n passes in a
     row, or on an illegal action. Truncated after `max_rounds` rounds, or after `max_cycles` cycles.
 
+    ## Information
+
+    Every agent's info has the same keys from `reset()` on, numbers of one dtype and shape each: `won`
+    (bool), `score` (its points), `points` (every seat's, shape `(num_players,)`), `winners` (a bool per
+    seat), `result` (an integer code: `env.unwrapped.RESULT_NAMES[info["result"]]` is `"playing"`,
+    `"finished"`, `"all_passed"`, `"forfeited"` or `"truncated"`) and `illegal_action` (its own illegal
+    action ended the game). All zero until the game ends or is cut short, then its outcome.
+
     ## Arguments
 
     ```python
@@ -159,8 +184,12 @@ class raw_env(HoldsOneGame, AECEnv):
     ## Version History
 
     * v0: first version.
+    * v0: infos became numeric, with one set of keys from reset on (`result` as an integer code into
+      `RESULT_NAMES`; `points` and `winners` as arrays of one entry per seat, `illegal_action` always there);
+      the observations, actions and rewards are unchanged.
     """
 
+    RESULT_NAMES = rules.OUTCOME_RESULT_NAMES  # info["result"] holds the index of the name
     metadata = {"render_modes": ["ansi", "human", "rgb_array"], "name": "splendor_v0", "is_parallelizable": False,
                 "render_fps": 1}
     # The observed mask of an agent with no legal action: all zeros here, all ones in the parallel view (whose
@@ -232,7 +261,8 @@ class raw_env(HoldsOneGame, AECEnv):
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
-        self.infos = {agent: {} for agent in self.agents}
+        self.infos = {agent: {**blank_outcome(self.num_players), "illegal_action": np.False_}
+                      for agent in self.agents}
         self.agent_selection = self.agents[self.state_.current]
         self._skip_agent_selection = None  # PettingZoo's marker while finished agents are stepped out
         if self.render_mode == "human":
@@ -310,12 +340,12 @@ class raw_env(HoldsOneGame, AECEnv):
         self._deads_step_first()
 
     def _final_info(self, agent) -> dict:
-        info = rules.outcome(self.state_, self._seat[agent])
+        """``agent``'s info at the end: the keys of every info, now with the game's outcome for its seat."""
+        outcome = rules.outcome(self.state_, self._seat[agent])
         if self._is_truncated():
-            info["result"] = "truncated"
-        if self.state_.forfeited_by == self._seat[agent]:
-            info["illegal_action"] = True
-        return info
+            outcome["result"] = "truncated"
+        return {**numeric_outcome(outcome, self.num_players),
+                "illegal_action": np.bool_(self.state_.forfeited_by == self._seat[agent])}
 
     def render(self):
         if self.state_ is None:

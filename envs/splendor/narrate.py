@@ -45,12 +45,12 @@ def opponent_move(move: str, seat: int, before, env) -> str:
     return f"buys {card_text(bought[0])}" if bought else "buys a card"
 
 
-def ending(info: dict, seat: int) -> tuple[str, str]:
+def ending(outcome: dict, seat: int) -> tuple[str, str]:
     """How the game ended, and what the player's score counts, beside everyone's points."""
-    winners = " and ".join(f"player_{k}" for k in info.get("winners", [])) or "nobody"
+    winners = " and ".join(f"player_{k}" for k in outcome.get("winners", [])) or "nobody"
     how = {"finished": f"Won by {winners}.", "all_passed": f"Everybody passed; won by {winners}.",
            "truncated": "Cut at the round limit: no winner.",
-           "forfeited": "An illegal move forfeits."}[info.get("result")]
+           "forfeited": "An illegal move forfeits."}[outcome.get("result")]
     points = "your prestige points (" + ", ".join(
-        f"player_{k}{' (you)' if k == seat else ''} {p}" for k, p in enumerate(info.get("points", []))) + ")"
+        f"player_{k}{' (you)' if k == seat else ''} {p}" for k, p in enumerate(outcome.get("points", []))) + ")"
     return how, points

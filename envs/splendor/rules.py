@@ -599,7 +599,9 @@ def rewards(s: State) -> list[float]:
     return [1.0 if k in won else -1.0 for k in range(n)]
 
 
-_RESULTS = np.array(RESULT_NAMES + ("truncated",))  # a game cut short reads as the last
+# The results an outcome reads: the table's, and "truncated" for a game cut short (the code of each in the infos).
+OUTCOME_RESULT_NAMES = RESULT_NAMES + ("truncated",)
+_RESULTS = np.array(OUTCOME_RESULT_NAMES)
 _MOST = np.iinfo(np.int64).max
 
 

@@ -8,7 +8,7 @@ import numpy as np
 from ..core.env import TabletopEnv, check_choice, picture_hook, put_back, remember
 from ..core.errors import IllegalActionError
 from . import features, players, render, rules
-from .aec import OPTION_FIELDS, action_index, check_game_numbers, check_options, check_seat, is_integer
+from .aec import OPTION_FIELDS, action_index, numeric_outcome, check_game_numbers, check_options, check_seat, is_integer
 
 OPPONENTS = ("random", "greedy")
 REWARDS = ("win", "win_only", "score")
@@ -32,6 +32,7 @@ class _SeatRules:
     is_over = staticmethod(rules.is_over)
     is_truncated = staticmethod(rules.is_truncated)
     OBSERVATION_SIZE = rules.OBSERVATION_SIZE
+    RESULT_NAMES = rules.OUTCOME_RESULT_NAMES
 
     def __init__(self, seat: int):
         self.seat = seat
@@ -141,10 +142,13 @@ class SplendorEnv(TabletopEnv):
 
     ## Information
 
-    `info["action_mask"]` (int8) on every step and `info["opponent_moves"]` (`[seat, action name]` of
-    every opponent move since the learner's last decision); at the end `won`, `score` (the learner's
-    points), `points` (every seat's), `winners`, `result` (`"finished"`, `"all_passed"`,
-    `"forfeited"`, `"truncated"`), and `illegal_action` when one ended the game.
+    The same keys from `reset()` on, numbers of one dtype and shape each: `action_mask` (int8),
+    `illegal_action` (bool: the learner's illegal action ended the game), and, zero until the end, `won`,
+    `score` (the learner's points), `points` (every seat's, shape `(num_players,)`), `winners` (a bool per
+    seat) and `result` (an integer code: `env.unwrapped.RESULT_NAMES[info["result"]]` is `"playing"`,
+    `"finished"`, `"all_passed"`, `"forfeited"` or `"truncated"`). `env.unwrapped.opponent_moves()` gives
+    the opponents' moves of the last reset or step (`[seat, action name]` of each, since the learner's
+    last decision); `env.unwrapped.outcome()` the outcome as it stands, the result by name.
 
     ## Arguments
 
@@ -185,6 +189,9 @@ class SplendorEnv(TabletopEnv):
     ## Version History
 
     * v0: first version; then `observation="actions"` beside the plain observation, which is unchanged.
+    * v0: infos became numeric, with one set of keys from reset on (`result` as an integer code into
+      `RESULT_NAMES`; `points` and `winners` as arrays of one entry per seat; the opponents' moves, which were
+      `info["opponent_moves"]`, from `opponent_moves()`); the observations, actions and rewards are unchanged.
     """
 
     features = features
@@ -339,10 +346,14 @@ class SplendorEnv(TabletopEnv):
         finally:
             self.rules, self._players = kept
 
-    def _info(self, over=None):
-        info = super()._info(over)
-        info["opponent_moves"] = list(self._opponent_moves)
-        return info
+    def numeric_outcome(self) -> dict:
+        """The outcome as the info holds it, as the AEC env's infos do (``numeric_outcome`` there)."""
+        return numeric_outcome(self.outcome(), self.num_players)
+
+    def opponent_moves(self) -> list:
+        """The opponents' moves of the last ``reset`` or ``step``, in order: ``[seat, action name]`` each (every
+        opponent move since the learner's previous decision). Not in the info, whose keys and shapes are fixed."""
+        return [list(move) for move in self._opponent_moves]
 
     def _final_reward(self, info) -> float:
         if self.reward_mode == "score":

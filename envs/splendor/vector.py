@@ -46,7 +46,7 @@ class LearnerGames(CompiledGames):
 
     def outcome(self, b, rows) -> dict:
         """``rules.outcome`` of each game ``rows`` selects, for its learner's seat, as arrays (``points`` and
-        ``winners`` as lists per game, as the single env's outcome has them)."""
+        ``winners`` as lists per game, as ``rules.outcomes`` gives them)."""
         return rules.outcomes(b.data[rows], self.seats[rows])
 
 
@@ -60,13 +60,13 @@ class SplendorVectorEnv(TabletopVectorEnv):
     At the end of a game ``infos`` holds ``won``, ``score``, ``result`` (the code of a name in ``RESULT_NAMES``),
     ``points`` (N, num_players: every seat's points) and ``winners`` (N, num_players: whether each seat is among the
     winners), each with its ``_key`` mask of the games that ended; the keys are there on every reset and step
-    (see ``TabletopVectorEnv``), and ``info_of(infos, i)`` gives game i's as the single env's info has them (the
-    winners as a list of seats). ``opponent_moves`` is left out: a list of names per game and step would cost
-    more than the step itself (play a single env beside to watch the opponents).
+    (see ``TabletopVectorEnv``), and ``info_of(infos, i)`` gives game i's as the single env's info has them. The
+    opponents' moves are not kept: a list of names per game and step would cost more than the step itself (play a
+    single env beside, and ask its ``opponent_moves()``, to watch the opponents).
     """
 
     single_env = SplendorEnv
-    RESULT_NAMES = rules.RESULT_NAMES + ("truncated",)
+    RESULT_NAMES = rules.OUTCOME_RESULT_NAMES
     _row_keeps = ("seats",)
 
     def __init__(self, num_envs: int = 1, **options):
@@ -131,11 +131,6 @@ class SplendorVectorEnv(TabletopVectorEnv):
             winners[k, seats] = True
         arrays["points"], arrays["winners"] = points, winners
         return arrays
-
-    def _single_value(self, key: str, value):
-        if key == "winners":
-            return np.flatnonzero(value).tolist()
-        return super()._single_value(key, value)
 
     def _final_rewards(self, outcome: dict) -> np.ndarray:
         if self.reward_mode == "score":

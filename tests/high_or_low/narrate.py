@@ -21,8 +21,8 @@ def narrate(env, old, new) -> list[str]:
     return said
 
 
-def ending(info: dict, seat: int) -> tuple[str, str]:
+def ending(outcome: dict, seat: int) -> tuple[str, str]:
     """How the game ended, and what its score counts."""
     how = {"won": f"{rules.WIN_AT} right guesses.", "wrong_guess": "A wrong guess.",
-           "forfeited": "An illegal move forfeits."}[info["result"]]
+           "forfeited": "An illegal move forfeits."}[outcome["result"]]
     return how, "the right guesses"
