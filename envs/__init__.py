@@ -26,8 +26,9 @@ class Game:
     Gymnasium id, met only at Gymnasium's door; ``env`` the env class its package exports; ``vector_env`` its native
     vector env's class in the package's ``vector`` module (None: Gymnasium's own vector envs serve). ``package``: the
     folder as a package (by default ``tabletop_gym.envs.<name>``); ``agents``: the module of its heuristic and agent
-    settings (by default ``tabletop_gym.agents.<name>``); ``aec``: a game of several players, its PettingZoo AEC
-    module in this package (``splendor_v0``: ``env``, ``raw_env``, ``parallel_env``)."""
+    settings (by default ``tabletop_gym.agents.<name>``); ``aec``: a game of several players, the versioned name
+    (``<name>_v0``, as PettingZoo's classic games are named) under which this package offers its folder's ``aec``
+    module (``env``, ``raw_env``, ``parallel_env``): ``from tabletop_gym.envs import <name>_v0``."""
 
     name: str
     id: str
@@ -79,8 +80,8 @@ class Game:
         return getattr(self.env_class, "built_in_opponents", ())
 
     def aec_module(self):
-        """A game of several players: its PettingZoo AEC module."""
-        return import_module(f"{__name__}.{self.aec}")
+        """A game of several players: its PettingZoo AEC module, the ``aec`` module of its folder."""
+        return import_module(f"{self.package}.aec")
 
     @property
     def env_class(self) -> type:
@@ -130,6 +131,15 @@ def register(entry: Game) -> None:
 
 for _game in GAMES.values():
     register(_game)
+
+
+def __getattr__(name: str):
+    """A game's PettingZoo module by its versioned name (``Game.aec``), imported when first asked for (``from
+    tabletop_gym.envs import <name>_v0``), so that importing the package loads no PettingZoo env."""
+    for entry in GAMES.values():
+        if entry.aec is not None and entry.aec == name:
+            return entry.aec_module()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 __all__ = ["GAMES", "Game", "game", "game_id", "game_module", "register", "IllegalActionError",
            "EpisodeOverError", "BadFileError"]

@@ -47,7 +47,7 @@ def game_page(entry, docs: Path) -> str:
     if entry.multiplayer:
         aec = entry.aec_module()
         parts += [f"## The single-agent view: `{entry.id}`", "", docstring(entry.env_class, 1), "",
-                  f"## The PettingZoo env: `{aec.__name__.split('.')[-1]}`", "", docstring(aec.raw_env, 1), ""]
+                  f"## The PettingZoo env: `{entry.aec}`", "", docstring(aec.raw_env, 1), ""]
     else:
         parts += [docstring(entry.env_class), ""]
     parts += ["```{include} " + Path(os.path.relpath(rules, docs / PAGES)).as_posix(), ":heading-offset: 1", "```", ""]
