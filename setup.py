@@ -1,10 +1,10 @@
-"""The packages are found, not listed: every folder with an ``__init__.py`` under envs/, agents/ and benchmarks/,
+"""The packages are found, not listed: every folder with an ``__init__.py`` under envs/, agents/, benchmarks/ and clients/,
 each top folder a package of the one import namespace ``tabletop_gym`` (a new game's folder needs no line here).
 Everything else about the distribution is in pyproject.toml."""
 
 from setuptools import find_packages, setup
 
-TOP_FOLDERS = ("envs", "agents", "benchmarks")
+TOP_FOLDERS = ("envs", "agents", "benchmarks", "clients")
 
 setup(
     packages=[f"tabletop_gym.{package}" for package in
