@@ -221,3 +221,22 @@ def test_the_opponents_moves_are_the_envs_to_ask_not_the_infos():
     assert "opponent_moves" not in info and [seat for seat, _ in env.unwrapped.opponent_moves()] == [0, 1]
     env.step(int(np.flatnonzero(info["action_mask"])[0]))
     assert all(name in env.unwrapped.action_names for _, name in env.unwrapped.opponent_moves())
+
+
+@pytest.mark.parametrize("num_players", [2, 4])
+def test_the_parallel_views_infos_are_numeric_with_one_set_of_keys_and_say_who_is_on_turn(num_players):
+    """PettingZoo's own conversion adds the string ``active_agent`` from the first step on, which TorchRL's
+    PettingZoo wrapper cannot stack; the view's infos say ``on_turn`` (a bool) from reset on instead."""
+    env = splendor_v0.parallel_env(num_players=num_players, illegal_action="raise")
+    rng = np.random.default_rng(num_players)
+    observations, infos = env.reset(seed=num_players)
+    keys = {agent: set(info) for agent, info in infos.items()}
+    while env.agents:
+        on_turn = env.unwrapped.agent_selection
+        assert [agent for agent in env.agents if infos[agent]["on_turn"]] == [on_turn]
+        for agent, info in infos.items():
+            assert set(info) == keys[agent] and "active_agent" not in info
+            assert all(np.asarray(value).dtype.kind in "biuf" for value in info.values())
+        actions = {agent: int(masked_sample(rng, observations[agent]["action_mask"])[0]) for agent in env.agents}
+        observations, _, _, _, infos = env.step(actions)
+    assert not any(info["on_turn"] for info in infos.values())

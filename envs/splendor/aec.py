@@ -16,10 +16,10 @@ from gymnasium.error import ResetNeeded
 from gymnasium.utils import seeding
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
-from pettingzoo.utils.conversions import turn_based_aec_to_parallel
 
 from ..core.env import ILLEGAL_ACTION_MODES, HoldsOneGame, check_choice, need_pillow, picture_hook
 from ..core.errors import IllegalActionError
+from ..core.parallel import TurnBasedParallelEnv
 from . import render, rules
 
 RESET_OPTIONS = ("deck",)
@@ -497,8 +497,9 @@ def env(**kwargs):
 def parallel_env(*, max_cycles: int | None = None, **kwargs):
     """The turn-based parallel view (one agent acts per step; the others' actions are ignored, and their masks
     are all ones, so that a masked sampler draws for them too). One of its steps is one agent's, so here a cycle is
-    one step: ``max_cycles=k`` truncates the game after k steps."""
+    one step: ``max_cycles=k`` truncates the game after k steps. Each agent's info says ``on_turn`` (a bool, from
+    reset on) where PettingZoo's own conversion adds the string ``active_agent``."""
     aec = raw_env(max_cycles=max_cycles, **kwargs)
     aec._steps_per_cycle = 1
     aec.idle_mask_value = 1
-    return turn_based_aec_to_parallel(aec)
+    return TurnBasedParallelEnv(aec)
