@@ -146,7 +146,7 @@ def test_a_stacked_deck_is_dealt_to_every_game():
 def test_maskable_ppo_trains_on_the_vector_env(game):
     from sb3_contrib import MaskablePPO
 
-    from tabletop_gym.benchmarks.training.sb3 import SB3VectorEnv
+    from tabletop_gym.clients.sb3 import SB3VectorEnv
 
     envs = SB3VectorEnv(gym.make_vec(env_id(game), num_envs=8))
     model = MaskablePPO("MlpPolicy", envs, n_steps=32, batch_size=64, seed=0, device="cpu").learn(512)
@@ -428,7 +428,7 @@ def test_the_vector_env_pickles_mid_game(game):
 def test_the_stable_baselines3_adapter_plays_the_same_games_in_every_autoreset_mode(game):
     """Its infos at an end are the single env's (the result as its code), with the terminal observation, whichever
     mode the env resets in: the games and their ends agree step by step."""
-    from tabletop_gym.benchmarks.training.sb3 import SB3VectorEnv
+    from tabletop_gym.clients.sb3 import SB3VectorEnv
 
     adapters = [SB3VectorEnv(gym.make_vec(env_id(game), num_envs=4, autoreset_mode=mode)) for mode in AUTORESET_MODES]
     for adapter in adapters:
