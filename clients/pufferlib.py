@@ -8,7 +8,7 @@ float32), and a policy splits it with ``split_observation``::
     import pufferlib.vector
     from tabletop_gym.clients.pufferlib import TabletopPufferEnv, split_observation
 
-    envs = pufferlib.vector.make(TabletopPufferEnv, env_kwargs={"game": "dead_center", "num_envs": 256},
+    envs = pufferlib.vector.make(TabletopPufferEnv, env_kwargs={"game": game, "num_envs": 256},
                                  backend=pufferlib.vector.Serial, num_envs=2, seed=0)
     observations, infos = envs.reset(seed=0)
     features, mask = split_observation(observations, envs.single_action_space.n)

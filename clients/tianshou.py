@@ -24,7 +24,7 @@ vector envs report the spaces of the bare env inside.
         policy = DiscreteQLearningPolicy(model=net, action_space=action_space, eps_training=0.1)
         return DQN(policy=policy, optim=AdamOptimizerFactory(lr=1e-3), target_update_freq=100)
 
-    env_id = "Tabletop/DungeonSolitaire-v0"  # any id of tabletop_gym.envs.GAMES
+    env_id = ...  # any id of tabletop_gym.envs.GAMES
     env = make_env(env_id)
     algorithm = dqn(env.observation_space["obs"], env.action_space)
     envs = DummyVectorEnv([lambda: make_env(env_id) for _ in range(4)])
@@ -32,16 +32,16 @@ vector envs report the spaces of the bare env inside.
     algorithm.run_training(OffPolicyTrainerParams(training_collector=collector, max_epochs=10,
                                                   epoch_num_steps=5000, collection_step_num_env_steps=100))
 
-A game of several players goes through Tianshou's own ``PettingZooEnv``, which reads the AEC env's
+A game of several players (``game`` below) goes through Tianshou's own ``PettingZooEnv``, which reads the AEC env's
 ``observation["action_mask"]`` into the same ``mask``: ``marl_env(game, players)`` builds it, and one DQN per seat
 makes Tianshou's multi-agent algorithm (the observation inside is ``env.observation_space["observation"]``):
 
     from tianshou.algorithm.multiagent.marl import MultiAgentOffPolicyAlgorithm
 
-    env = marl_env("splendor", players=3)
+    env = marl_env(game, players=3)
     algorithm = MultiAgentOffPolicyAlgorithm(
         algorithms=[dqn(env.observation_space["observation"], env.action_space) for _ in env.agents], env=env)
-    envs = DummyVectorEnv([lambda: marl_env("splendor", players=3) for _ in range(4)])
+    envs = DummyVectorEnv([lambda: marl_env(game, players=3) for _ in range(4)])
     collector = Collector(algorithm, envs, VectorReplayBuffer(20000, len(envs)), exploration_noise=True)
 
 and on to ``run_training`` as above. The rewards come one per seat (``rew[:, seat]``), every seat's +1 or -1 on the

@@ -7,11 +7,12 @@ together, for one game or for the native vector env::
 
     from tabletop_gym.clients.torchrl import make_env
 
-    env = make_env("Tabletop/DeadCenter-v0", num_envs=64, illegal_action="raise")
-    rollout = env.rollout(200, break_when_any_done=False)   # random legal moves: env.action_spec is masked
-    rollout["next", "action_mask"]                           # int8, as the env gives it; rollout["next", "won"]...
+    env = make_env(game, num_envs=64, illegal_action="raise")  # game: a short name or id of GAMES
+    rollout = env.rollout(200, break_when_any_done=False)      # random legal moves: env.action_spec is masked
+    rollout["next", "action_mask"]                              # bool; rollout["next", "won"], every info key
 
-A policy masks its logits with the same key (TorchRL's ``MaskedCategorical(logits=..., mask=td["action_mask"].bool())``).
+A policy masks its logits with the same key: TorchRL's ``ProbabilisticActor`` with ``MaskedCategorical`` and
+``in_keys={"logits": "logits", "mask": "action_mask"}``. Actions are integers, as the env's ``Discrete`` space has them.
 ``make_env`` takes a game's short name or its id, and the env's own keyword arguments (``illegal_action``,
 ``skip_forced``, a game's options). The vector env resets finished rows as TorchRL asks (Gymnasium's
 ``AutoresetMode.DISABLED``, the mode TorchRL prefers; with ``SAME_STEP`` TorchRL's own check of the final
@@ -22,7 +23,7 @@ turn-based parallel view, each agent a group of its own, its mask read from its 
 
     from tabletop_gym.clients.torchrl import pettingzoo_env
 
-    env = pettingzoo_env("splendor", num_players=2, parallel=True, illegal_action="raise")
+    env = pettingzoo_env(game, num_players=2, parallel=True, illegal_action="raise")   # a game of players
     rollout = env.rollout(100, break_when_any_done=False)
     rollout["player_0", "action_mask"]
 """
@@ -33,7 +34,7 @@ import gymnasium as gym
 import numpy as np
 import torch
 from torchrl.data import Binary, Composite, Unbounded
-from torchrl.envs import ActionMask, GymWrapper, PettingZooWrapper, TransformedEnv
+from torchrl.envs import ActionMask, Compose, DTypeCastTransform, GymWrapper, PettingZooWrapper, TransformedEnv
 from torchrl.envs.gym_like import default_info_dict_reader
 
 from tabletop_gym.envs import game as find_game
@@ -44,17 +45,18 @@ MASK = "action_mask"
 def make_env(game: str, num_envs: int | None = None, *, device: str | torch.device = "cpu",
              **kwargs) -> TransformedEnv:
     """The game as a TorchRL env: one game (``num_envs=None``) or the native vector env of ``num_envs`` rows; every
-    info key a spec (``info_reader``), the action spec masked by ``info["action_mask"]`` (TorchRL's
-    ``ActionMask``). ``kwargs`` go to ``gym.make`` / ``gym.make_vec`` (the env's own arguments)."""
+    info key a spec (``info_reader``), the mask cast to bools (what TorchRL's masks take), the action spec masked
+    by it (TorchRL's ``ActionMask``). ``kwargs`` go to ``gym.make`` / ``gym.make_vec`` (the env's own arguments)."""
     env_id = find_game(game).id
     if num_envs is None:
         gym_env = gym.make(env_id, **kwargs)
     else:
         gym_env = gym.make_vec(env_id, num_envs=num_envs, autoreset_mode=gym.vector.AutoresetMode.DISABLED,
                                **kwargs)
-    wrapped = GymWrapper(gym_env, device=device)
+    wrapped = GymWrapper(gym_env, categorical_action_encoding=True, device=device)
     wrapped.set_info_dict_reader(info_reader(gym_env))
-    return TransformedEnv(wrapped, ActionMask(mask_key=MASK))
+    as_bools = DTypeCastTransform(torch.int8, torch.bool, in_keys=[MASK])
+    return TransformedEnv(wrapped, Compose(as_bools, ActionMask(mask_key=MASK)))
 
 
 def info_reader(gym_env: gym.Env | gym.vector.VectorEnv) -> default_info_dict_reader:
