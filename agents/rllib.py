@@ -1,6 +1,7 @@
 """An RLlib checkpoint played like any agent: ``make_agent("rllib:<checkpoint>")`` in ``eval``, ``leaderboard`` and
 ``replay``. Importing this module needs neither Ray nor torch; loading the checkpoint needs both (the ``ray`` extra).
-The checkpoint is one that ``tabletop-gym train <game> --algo rllib`` writes (``benchmarks/training/rllib.py``):
+The checkpoint is one that ``tabletop-gym train <game> --algo rllib`` writes (``benchmarks/training/rllib.py``; its
+envs are ``tabletop_gym.clients.rllib``'s):
 RLlib's masking module reads ``{"observations": the observation scaled, "action_mask": float mask}``.
 """
 
@@ -10,10 +11,10 @@ from pathlib import Path
 
 import numpy as np
 
+from ..clients.rllib import ACTION_MASK, OBSERVATIONS
 from ..envs.core.errors import BadFileError
 from .policy import one_line
 
-OBSERVATIONS, ACTION_MASK = "observations", "action_mask"  # the keys of RLlib's masking module
 LEARNER = "learner"  # self-play's trained policy; a single-agent run's is "default_policy"
 
 

@@ -2,6 +2,8 @@
 what the envs already give through Gymnasium and PettingZoo (numeric infos with one set of keys from reset on,
 ``info["action_mask"]``, all-ones masks on finished games and on seats not on turn).
 
+    tabletop_gym.clients.sb3          Stable-Baselines3: the native vector env as its VecEnv, for MaskablePPO
+    tabletop_gym.clients.rllib        RLlib: env creators its remote runners can call, the observation its masking reads
     tabletop_gym.clients.torchrl      TorchRL: the info reader with its specs, the mask transform; vector and PettingZoo
     tabletop_gym.clients.tianshou     Tianshou: the masked observation its policies read; MARL on a game of players
     tabletop_gym.clients.agilerl      AgileRL: masks read from infos, single and multi-agent

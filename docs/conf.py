@@ -32,6 +32,8 @@ nb_execution_mode = "off"
 
 autodoc_member_order = "bysource"
 autodoc_typehints = "signature"
+# The glue for other RL libraries (tabletop_gym.clients) imports them; the site is built without them.
+autodoc_mock_imports = ["torchrl", "tensordict", "tianshou", "agilerl", "pufferlib", "ray"]
 
 
 

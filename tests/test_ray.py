@@ -214,7 +214,7 @@ def test_the_snapshot_becomes_the_learner_everywhere():
 
 
 def test_the_masked_aec_env_gives_rllib_its_keys():
-    from tabletop_gym.benchmarks.training.rllib import make_multi_agent_env
+    from tabletop_gym.clients.rllib import make_multi_agent_env
 
     env = make_multi_agent_env({"game": "splendor", "num_players": 2})
     observations, _ = env.reset(seed=0)
