@@ -39,8 +39,9 @@ Only the agent on turn is played: the others' actions are ignored, and their mas
 the same infos but, in AgileRL 2.58, cannot take array masks (``ValueError: The truth value of an array ... is
 ambiguous`` in ``IPPO.extract_action_masks``).
 
-AgileRL 2.58 imports ``peft`` and ``transformers`` (its ``cpu-llm`` extra) with its algorithms, so install them
-too: ``pip install "agilerl[cpu-llm]"``.
+AgileRL 2.58 imports ``peft`` and ``transformers`` with its algorithms (they belong to its LLM extras, though only
+its LLM algorithms use them): install them beside it, at the versions those extras pin, ``pip install agilerl
+peft==0.21.0 transformers==5.14.1``.
 """
 
 from __future__ import annotations
