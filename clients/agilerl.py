@@ -10,7 +10,7 @@ processes of AgileRL's vector env where they are spawned (macOS, Windows)::
     from agilerl.rollouts import collect_rollouts
     from agilerl.utils.utils import make_vect_envs
 
-    envs = make_vect_envs("tabletop_gym.envs:Tabletop/DungeonSolitaire-v0", num_envs=8)
+    envs = make_vect_envs(f"tabletop_gym.envs:{env_id}", num_envs=8)  # env_id: an id of tabletop_gym.envs.GAMES
     agent = PPO(envs.single_observation_space, envs.single_action_space, num_envs=8, learn_step=1024)
     collect_rollouts(agent, envs)  # agent.get_action(obs, action_mask=info["action_mask"]) at every step
     agent.learn()
@@ -27,7 +27,7 @@ actions this way::
     from agilerl.utils.utils import make_multi_agent_vect_envs
     from tabletop_gym.clients.agilerl import parallel_env
 
-    envs = make_multi_agent_vect_envs(parallel_env, num_envs=4, game="splendor", num_players=2)
+    envs = make_multi_agent_vect_envs(parallel_env, num_envs=4, game=game, num_players=2)  # a game of players
     seats = envs.possible_agents
     agent = MADDPG([envs.single_observation_space(seat) for seat in seats],
                    [envs.single_action_space(seat) for seat in seats], agent_ids=seats)

@@ -10,63 +10,24 @@ env (``illegal_action="raise"``: an action the mask does not offer raises):
 
 Skipped, with the reason, where AgileRL is not installed."""
 
-import importlib.abc
-import importlib.machinery
-import importlib.util
 import math
-import sys
-import types
 
 import numpy as np
 import pytest
 import torch
 
 pytest.importorskip("agilerl", reason="AgileRL is not installed (the clients job installs it)")
+# AgileRL 2.58 imports peft and transformers with its algorithms (its LLM extra), though only its LLM algorithms use
+# them: the clients job installs them beside it.
+pytest.importorskip("transformers", reason="AgileRL's algorithms import transformers and peft (install them beside it)")
+pytest.importorskip("peft", reason="AgileRL's algorithms import transformers and peft (install them beside it)")
 
-
-def stand_in_class(name: str) -> type:
-    if name.startswith("__"):
-        raise AttributeError(name)
-    return type(name, (), {})
-
-
-class StandIns(importlib.abc.MetaPathFinder, importlib.abc.Loader):
-    """Empty modules for ``names`` and everything under them, each of whose attributes is an empty class."""
-
-    def __init__(self, names):
-        self.names = set(names)
-
-    def find_spec(self, fullname, path=None, target=None):
-        if fullname.split(".")[0] not in self.names:
-            return None
-        return importlib.machinery.ModuleSpec(fullname, self, is_package=True)
-
-    def create_module(self, spec):
-        module = types.ModuleType(spec.name)
-        module.__path__ = []
-        module.__getattr__ = stand_in_class
-        return module
-
-    def exec_module(self, module):
-        pass
-
-
-# AgileRL 2.58 imports peft and transformers (its cpu-llm extra) with its algorithms, though only its LLM algorithms
-# use them. Where they are not installed, empty stand-ins let the import through; they are withdrawn at once, so
-# that nothing else sees them.
-stand_ins = StandIns(name for name in ("peft", "transformers") if importlib.util.find_spec(name) is None)
-sys.meta_path.insert(0, stand_ins)
-try:
-    from agilerl.algorithms import DQN, MADDPG, PPO
-    from agilerl.components.data import MultiAgentTransition, transition_to_tensordict
-    from agilerl.components.replay_buffer import ReplayBuffer
-    from agilerl.rollouts import collect_rollouts
-    from agilerl.training.train_off_policy import train_off_policy
-    from agilerl.utils.utils import make_multi_agent_vect_envs, make_vect_envs
-finally:
-    sys.meta_path.remove(stand_ins)
-    for module in [name for name in sys.modules if name.split(".")[0] in stand_ins.names]:
-        del sys.modules[module]
+from agilerl.algorithms import DQN, MADDPG, PPO  # noqa: E402
+from agilerl.components.data import MultiAgentTransition, transition_to_tensordict  # noqa: E402
+from agilerl.components.replay_buffer import ReplayBuffer  # noqa: E402
+from agilerl.rollouts import collect_rollouts  # noqa: E402
+from agilerl.training.train_off_policy import train_off_policy  # noqa: E402
+from agilerl.utils.utils import make_multi_agent_vect_envs, make_vect_envs  # noqa: E402
 
 from tabletop_gym.clients.agilerl import parallel_env  # noqa: E402
 from tabletop_gym.envs import GAMES  # noqa: E402
