@@ -2,23 +2,25 @@
 
 Run it as it is, naming the game by its Gymnasium id (``--help`` lists every hyperparameter)::
 
-    python -m tabletop_gym.clients.cleanrl_ppo --env-id Tabletop/DeadCenter-v0 --total-timesteps 200000
+    python -m tabletop_gym.clients.cleanrl_ppo --env-id Tabletop/RoyalAssassin-v0 --total-timesteps 200000
 
-or copy the file and change what you like: it needs Gymnasium 1.x, numpy, torch and this package, nothing else.
-What it adds to CleanRL's PPO is the mask: every env gives ``info["action_mask"]`` (the native vector env stacks
-them into an (N, n_actions) array), the actor's logits of illegal actions are pushed to a large negative number, and
-the same masks are used again in the update. A finished game's row is all ones, so no row is ever all illegal.
+(on two cores, about a minute, from winning about one game in twenty to about one in two), or copy the file and
+change what you like: it needs Gymnasium 1.x, numpy, torch and this package, nothing else. What it adds to CleanRL's
+PPO is the mask: every env gives ``info["action_mask"]`` (the vector env stacks them into an (N, n_actions)
+array), the actor's logits of illegal actions are pushed to a large negative number before sampling, and the same
+masks are applied again in the update. A finished game's row is all ones, so no row is ever all illegal.
 
 It prints ``global_step=..., episodic_return=..., episodic_length=...`` as each game finishes (the length counts the
-player's decisions: forced moves are played by the env) and, after each update, the losses and the steps per
-second. With the same ``--seed`` a run is the same run: the same games, the same actions, the same log.
+player's decisions: the env plays forced moves itself) and, after each update, the losses and the steps per
+second. Illegal actions raise by default (``--illegal-action raise``): with a masked policy one is a bug, to be seen
+at once rather than scored as a lost game. With the same ``--seed`` a run is the same run, the same games, actions
+and log, in any ``--vectorization-mode``.
 """
 
 import argparse
 import ast
 import inspect
 import json
-import random
 import time
 from dataclasses import MISSING, dataclass, fields
 
@@ -41,14 +43,9 @@ class Args:
     """the game's Gymnasium id"""
     seed: int = 1
     """seed of the experiment: the envs, torch and numpy; the same seed gives the same run"""
-    torch_deterministic: bool = True
-    """if toggled, `torch.backends.cudnn.deterministic=True`"""
-    cuda: bool = False
-    """if toggled and a GPU is there, the agent trains on it (the envs step on the CPU; small nets often run faster
-    there too)"""
     torch_threads: int = 1
-    """torch's CPU threads: with the envs stepping in the same process, more than one on a few busy cores makes the
-    small matrix products many times slower"""
+    """torch's threads: the agent runs on the CPU beside the envs, where more than one thread on a few busy cores
+    makes its small matrix products many times slower"""
     save_model: str = ""
     """if given, the path where the agent's weights are saved at the end (torch.save of its state_dict)"""
 
@@ -61,41 +58,41 @@ class Args:
     vectorization_mode: str = "vector_entry_point"
     """`vector_entry_point` (the game's native vector env), `sync` or `async` (Gymnasium's own)"""
 
-    # Algorithm specific arguments
+    # PPO's hyperparameters (CleanRL's names and, where they suit these games, its values)
     total_timesteps: int = 500000
-    """total timesteps of the experiment"""
+    """env steps to train for, summed over the games played side by side"""
     learning_rate: float = 2.5e-4
-    """the learning rate of the optimizer"""
+    """Adam's step size"""
     num_envs: int = 16
-    """the number of games played side by side"""
+    """games played side by side in the vector env"""
     num_steps: int = 128
-    """the number of steps to run in each environment per policy rollout"""
+    """steps of each game per rollout: a rollout, and so an update, holds num_envs x num_steps steps"""
     anneal_lr: bool = True
-    """toggle learning rate annealing"""
+    """lower the learning rate linearly to 0 over the run"""
     gamma: float = 0.99
-    """the discount factor gamma"""
+    """the discount"""
     gae_lambda: float = 0.95
-    """the lambda for the general advantage estimation"""
+    """lambda of the generalized advantage estimate"""
     num_minibatches: int = 4
-    """the number of mini-batches"""
+    """minibatches each rollout is split into"""
     update_epochs: int = 4
-    """the K epochs to update the policy"""
+    """passes over each rollout"""
     norm_adv: bool = True
-    """toggles advantages normalization"""
+    """normalize the advantages within each minibatch"""
     clip_coef: float = 0.2
-    """the surrogate clipping coefficient"""
+    """how far the probability ratio (and the value, with clip_vloss) may move before its gradient is cut"""
     clip_vloss: bool = True
-    """toggles whether or not to use a clipped loss for the value function, as per the paper"""
+    """clip the value loss as the policy loss is clipped"""
     ent_coef: float = 0.01
-    """coefficient of the entropy"""
+    """weight of the entropy bonus"""
     vf_coef: float = 0.5
-    """coefficient of the value function"""
+    """weight of the value loss"""
     max_grad_norm: float = 0.5
-    """the maximum norm for the gradient clipping"""
+    """the gradient's norm is cut to this"""
     target_kl: float = -1.0
-    """the target KL divergence threshold (a negative value: none)"""
+    """stop a rollout's epochs once the approximate KL divergence passes this (negative: never)"""
     hidden_size: int = 128
-    """the width of the actor's and the critic's two hidden layers"""
+    """width of the two hidden layers of the actor and of the critic"""
 
 
 def parse_args() -> Args:
@@ -137,9 +134,11 @@ def make_env(args: Args) -> gym.vector.VectorEnv:
     return gym.wrappers.vector.RecordEpisodeStatistics(envs)
 
 
-def layer_init(layer, std=np.sqrt(2), bias_const=0.0):
-    torch.nn.init.orthogonal_(layer.weight, std)
-    torch.nn.init.constant_(layer.bias, bias_const)
+def linear(inputs: int, outputs: int, gain: float = np.sqrt(2)) -> nn.Linear:
+    """A linear layer with orthogonal weights of the given gain and zero biases, as PPO's MLPs start."""
+    layer = nn.Linear(inputs, outputs)
+    nn.init.orthogonal_(layer.weight, gain)
+    nn.init.zeros_(layer.bias)
     return layer
 
 
@@ -152,16 +151,11 @@ class Agent(nn.Module):
         high = space.high.reshape(-1).astype(np.float32)
         self.register_buffer("scale", torch.as_tensor(1 / np.where(np.isfinite(high) & (high > 0), high, 1)))
         size = int(np.prod(space.shape))
-        self.critic = nn.Sequential(
-            layer_init(nn.Linear(size, hidden_size)), nn.Tanh(),
-            layer_init(nn.Linear(hidden_size, hidden_size)), nn.Tanh(),
-            layer_init(nn.Linear(hidden_size, 1), std=1.0),
-        )
-        self.actor = nn.Sequential(
-            layer_init(nn.Linear(size, hidden_size)), nn.Tanh(),
-            layer_init(nn.Linear(hidden_size, hidden_size)), nn.Tanh(),
-            layer_init(nn.Linear(hidden_size, int(envs.single_action_space.n)), std=0.01),
-        )
+        # The actor's last layer starts near zero, so the first policy is near uniform over the legal actions.
+        self.critic = nn.Sequential(linear(size, hidden_size), nn.Tanh(), linear(hidden_size, hidden_size), nn.Tanh(),
+                                    linear(hidden_size, 1, gain=1.0))
+        self.actor = nn.Sequential(linear(size, hidden_size), nn.Tanh(), linear(hidden_size, hidden_size), nn.Tanh(),
+                                   linear(hidden_size, int(envs.single_action_space.n), gain=0.01))
 
     def get_value(self, x):
         return self.critic(x.flatten(1) * self.scale)
@@ -184,149 +178,122 @@ if __name__ == "__main__":
     minibatch_size = batch_size // args.num_minibatches
     num_iterations = max(1, args.total_timesteps // batch_size)
 
-    # Seeding: the envs by their reset seed, torch's sampling and numpy's minibatch shuffles by theirs.
-    random.seed(args.seed)
+    # Every source of chance is seeded: the deals by the envs' reset, the actions sampled by torch, the minibatches
+    # shuffled by numpy.
     np.random.seed(args.seed)
     torch.manual_seed(args.seed)
-    torch.backends.cudnn.deterministic = args.torch_deterministic
     torch.set_num_threads(args.torch_threads)
-    device = torch.device("cuda" if torch.cuda.is_available() and args.cuda else "cpu")
 
     envs = make_env(args)
-    agent = Agent(envs, args.hidden_size).to(device)
+    agent = Agent(envs, args.hidden_size)
     optimizer = optim.Adam(agent.parameters(), lr=args.learning_rate, eps=1e-5)
-    num_actions = int(envs.single_action_space.n)
+    obs_shape, num_actions = envs.single_observation_space.shape, int(envs.single_action_space.n)
 
-    # Rollout storage. masks[t] is the mask obs[t] came with; dones[t] says obs[t] starts a new game.
-    obs = torch.zeros((args.num_steps, args.num_envs) + envs.single_observation_space.shape).to(device)
-    masks = torch.zeros((args.num_steps, args.num_envs, num_actions), dtype=torch.bool).to(device)
-    actions = torch.zeros((args.num_steps, args.num_envs), dtype=torch.long).to(device)
-    logprobs = torch.zeros((args.num_steps, args.num_envs)).to(device)
-    rewards = torch.zeros((args.num_steps, args.num_envs)).to(device)
-    dones = torch.zeros((args.num_steps, args.num_envs)).to(device)
-    values = torch.zeros((args.num_steps, args.num_envs)).to(device)
+    # The rollout, a row per step and a column per game: obs[t] is what the policy saw, masks[t] its legal actions,
+    # dones[t] whether obs[t] is a new deal (the game before it ended at t - 1).
+    obs = torch.zeros((args.num_steps, args.num_envs) + obs_shape)
+    masks = torch.zeros((args.num_steps, args.num_envs, num_actions), dtype=torch.bool)
+    actions = torch.zeros((args.num_steps, args.num_envs), dtype=torch.long)
+    logprobs = torch.zeros((args.num_steps, args.num_envs))
+    rewards = torch.zeros((args.num_steps, args.num_envs))
+    dones = torch.zeros((args.num_steps, args.num_envs))
+    values = torch.zeros((args.num_steps, args.num_envs))
 
     global_step = 0
     start_time = time.time()
     next_obs, infos = envs.reset(seed=args.seed)
-    next_obs = torch.as_tensor(next_obs, dtype=torch.float32, device=device)
-    next_mask = torch.as_tensor(infos["action_mask"], dtype=torch.bool, device=device)
-    next_done = torch.zeros(args.num_envs).to(device)
+    next_obs = torch.as_tensor(next_obs, dtype=torch.float32)
+    next_mask = torch.as_tensor(infos["action_mask"], dtype=torch.bool)
+    next_done = torch.zeros(args.num_envs)
 
     for iteration in range(1, num_iterations + 1):
         if args.anneal_lr:
-            frac = 1.0 - (iteration - 1.0) / num_iterations
-            optimizer.param_groups[0]["lr"] = frac * args.learning_rate
+            optimizer.param_groups[0]["lr"] = args.learning_rate * (1 - (iteration - 1) / num_iterations)
 
-        for step in range(0, args.num_steps):
+        # 1. Play num_steps steps of every game with the current policy.
+        for step in range(args.num_steps):
             global_step += args.num_envs
             obs[step], masks[step], dones[step] = next_obs, next_mask, next_done
-
             with torch.no_grad():
                 action, logprob, _, value = agent.get_action_and_value(next_obs, next_mask)
-                values[step] = value.flatten()
-            actions[step] = action
-            logprobs[step] = logprob
+            actions[step], logprobs[step], values[step] = action, logprob, value.flatten()
 
-            next_obs, reward, terminations, truncations, infos = envs.step(action.cpu().numpy())
+            next_obs, reward, terminations, truncations, infos = envs.step(action.numpy())
             reward = np.asarray(reward, dtype=np.float32)
             # A game cut short (truncated) is not lost: its last step is paid the critic's value of where it stopped,
             # which SAME_STEP keeps in infos["final_obs"] (next_obs is already the next game's deal).
             if truncations.any():
-                final_obs = torch.as_tensor(np.stack(infos["final_obs"][truncations]), dtype=torch.float32)
+                stopped = torch.as_tensor(np.stack(infos["final_obs"][truncations]), dtype=torch.float32)
                 with torch.no_grad():
-                    reward[truncations] += args.gamma * agent.get_value(final_obs.to(device)).cpu().numpy().flatten()
-            rewards[step] = torch.as_tensor(reward, device=device)
-            next_done = torch.as_tensor(np.logical_or(terminations, truncations), dtype=torch.float32, device=device)
-            next_obs = torch.as_tensor(next_obs, dtype=torch.float32, device=device)
-            next_mask = torch.as_tensor(infos["action_mask"], dtype=torch.bool, device=device)
+                    reward[truncations] += args.gamma * agent.get_value(stopped).flatten().numpy()
+            rewards[step] = torch.as_tensor(reward)
+            next_obs = torch.as_tensor(next_obs, dtype=torch.float32)
+            next_mask = torch.as_tensor(infos["action_mask"], dtype=torch.bool)
+            next_done = torch.as_tensor(terminations | truncations, dtype=torch.float32)
 
+            # RecordEpisodeStatistics puts each game that ended in this step into infos["episode"].
             if "episode" in infos:
                 for i in np.flatnonzero(infos["_episode"]):
                     print(f"global_step={global_step}, episodic_return={infos['episode']['r'][i]:g}, "
                           f"episodic_length={infos['episode']['l'][i]}", flush=True)
 
-        # Bootstrap value if not done
+        # 2. Advantages by GAE, backwards through the rollout; nothing flows back across the end of a game.
         with torch.no_grad():
-            next_value = agent.get_value(next_obs).reshape(1, -1)
-            advantages = torch.zeros_like(rewards).to(device)
-            lastgaelam = 0
+            advantages = torch.zeros_like(rewards)
+            gae = torch.zeros(args.num_envs)
             for t in reversed(range(args.num_steps)):
                 if t == args.num_steps - 1:
-                    nextnonterminal = 1.0 - next_done
-                    nextvalues = next_value
+                    following, goes_on = agent.get_value(next_obs).flatten(), 1 - next_done
                 else:
-                    nextnonterminal = 1.0 - dones[t + 1]
-                    nextvalues = values[t + 1]
-                delta = rewards[t] + args.gamma * nextvalues * nextnonterminal - values[t]
-                advantages[t] = lastgaelam = delta + args.gamma * args.gae_lambda * nextnonterminal * lastgaelam
+                    following, goes_on = values[t + 1], 1 - dones[t + 1]
+                delta = rewards[t] + args.gamma * following * goes_on - values[t]
+                advantages[t] = gae = delta + args.gamma * args.gae_lambda * goes_on * gae
             returns = advantages + values
 
-        # flatten the batch
-        b_obs = obs.reshape((-1,) + envs.single_observation_space.shape)
-        b_masks = masks.reshape(-1, num_actions)
-        b_logprobs = logprobs.reshape(-1)
-        b_actions = actions.reshape(-1)
-        b_advantages = advantages.reshape(-1)
-        b_returns = returns.reshape(-1)
-        b_values = values.reshape(-1)
-
-        # Optimizing the policy and value network
-        b_inds = np.arange(batch_size)
-        clipfracs = []
-        for epoch in range(args.update_epochs):
-            np.random.shuffle(b_inds)
+        # 3. Update on the rollout, every game's steps in one batch: the clipped surrogate, the value loss and the
+        #    entropy bonus, the actor's logits masked as they were when the actions were chosen.
+        b_obs, b_masks = obs.reshape((-1,) + obs_shape), masks.reshape(-1, num_actions)
+        b_actions, b_logprobs, b_values = actions.reshape(-1), logprobs.reshape(-1), values.reshape(-1)
+        b_advantages, b_returns = advantages.reshape(-1), returns.reshape(-1)
+        clipped_shares = []
+        for _ in range(args.update_epochs):
+            order = np.random.permutation(batch_size)
             for start in range(0, batch_size, minibatch_size):
-                mb_inds = b_inds[start:start + minibatch_size]
+                batch = order[start:start + minibatch_size]
+                _, logprob, entropy, value = agent.get_action_and_value(b_obs[batch], b_masks[batch], b_actions[batch])
+                log_ratio = logprob - b_logprobs[batch]
+                ratio = log_ratio.exp()
+                with torch.no_grad():  # how far the policy moved: the k3 estimate of the KL divergence
+                    approx_kl = (ratio - 1 - log_ratio).mean()
+                    clipped_shares.append(((ratio - 1).abs() > args.clip_coef).float().mean().item())
 
-                _, newlogprob, entropy, newvalue = agent.get_action_and_value(
-                    b_obs[mb_inds], b_masks[mb_inds], b_actions[mb_inds])
-                logratio = newlogprob - b_logprobs[mb_inds]
-                ratio = logratio.exp()
-
-                with torch.no_grad():
-                    # calculate approx_kl http://joschu.net/blog/kl-approx.html
-                    approx_kl = ((ratio - 1) - logratio).mean()
-                    clipfracs += [((ratio - 1.0).abs() > args.clip_coef).float().mean().item()]
-
-                mb_advantages = b_advantages[mb_inds]
+                advantage = b_advantages[batch]
                 if args.norm_adv:
-                    mb_advantages = (mb_advantages - mb_advantages.mean()) / (mb_advantages.std() + 1e-8)
+                    advantage = (advantage - advantage.mean()) / (advantage.std() + 1e-8)
+                policy_loss = torch.max(-advantage * ratio,
+                                        -advantage * ratio.clamp(1 - args.clip_coef, 1 + args.clip_coef)).mean()
 
-                # Policy loss
-                pg_loss1 = -mb_advantages * ratio
-                pg_loss2 = -mb_advantages * torch.clamp(ratio, 1 - args.clip_coef, 1 + args.clip_coef)
-                pg_loss = torch.max(pg_loss1, pg_loss2).mean()
-
-                # Value loss
-                newvalue = newvalue.view(-1)
+                value = value.flatten()
+                value_loss = (value - b_returns[batch]) ** 2
                 if args.clip_vloss:
-                    v_loss_unclipped = (newvalue - b_returns[mb_inds]) ** 2
-                    v_clipped = b_values[mb_inds] + torch.clamp(
-                        newvalue - b_values[mb_inds], -args.clip_coef, args.clip_coef)
-                    v_loss_clipped = (v_clipped - b_returns[mb_inds]) ** 2
-                    v_loss = 0.5 * torch.max(v_loss_unclipped, v_loss_clipped).mean()
-                else:
-                    v_loss = 0.5 * ((newvalue - b_returns[mb_inds]) ** 2).mean()
+                    moved = b_values[batch] + (value - b_values[batch]).clamp(-args.clip_coef, args.clip_coef)
+                    value_loss = torch.max(value_loss, (moved - b_returns[batch]) ** 2)
+                value_loss = 0.5 * value_loss.mean()
 
-                entropy_loss = entropy.mean()
-                loss = pg_loss - args.ent_coef * entropy_loss + v_loss * args.vf_coef
-
+                loss = policy_loss + args.vf_coef * value_loss - args.ent_coef * entropy.mean()
                 optimizer.zero_grad()
                 loss.backward()
                 nn.utils.clip_grad_norm_(agent.parameters(), args.max_grad_norm)
                 optimizer.step()
-
-            if args.target_kl > 0 and approx_kl > args.target_kl:
+            if 0 < args.target_kl < approx_kl:
                 break
 
-        y_pred, y_true = b_values.cpu().numpy(), b_returns.cpu().numpy()
-        var_y = np.var(y_true)
-        explained_var = np.nan if var_y == 0 else 1 - np.var(y_true - y_pred) / var_y
+        # 4. The update's numbers, and the speed (the only line that differs between two runs of the same seed).
+        unexplained = np.var((b_returns - b_values).numpy()) / max(np.var(b_returns.numpy()), 1e-8)
         print(f"iteration={iteration}/{num_iterations}, learning_rate={optimizer.param_groups[0]['lr']:.3g}, "
-              f"value_loss={v_loss.item():.4f}, policy_loss={pg_loss.item():.4f}, entropy={entropy_loss.item():.4f}, "
-              f"approx_kl={approx_kl.item():.4f}, clipfrac={np.mean(clipfracs):.4f}, "
-              f"explained_variance={explained_var:.4f}", flush=True)
+              f"value_loss={value_loss.item():.4f}, policy_loss={policy_loss.item():.4f}, "
+              f"entropy={entropy.mean().item():.4f}, approx_kl={approx_kl.item():.4f}, "
+              f"clipfrac={np.mean(clipped_shares):.4f}, explained_variance={1 - unexplained:.4f}", flush=True)
         print("SPS:", int(global_step / (time.time() - start_time)), flush=True)
 
     if args.save_model:

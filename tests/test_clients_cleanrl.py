@@ -58,6 +58,14 @@ def test_it_trains_and_logs_every_finished_game_with_its_return(env_id, solitair
     assert "iteration=2/2" in log
 
 
+def test_games_cut_short_are_logged_and_paid_their_value():
+    # The multi-player game stops after max_rounds rounds: a truncation, whose last step the file pays the critic's
+    # value of the position in infos["final_obs"].
+    finished = episodes(run_ppo(MULTIPLAYER, "--num-envs", "4", "--num-steps", "32", "--total-timesteps", "128",
+                                "--env-kwargs", '{"max_rounds": 3}'))
+    assert finished and all(ret == 0 for _, ret, _ in finished)
+
+
 def test_the_same_seed_gives_the_same_log_in_every_vectorization_mode(solitaire_log):
     assert without_speed(run_ppo(SOLITAIRE, *SHORT)) == without_speed(solitaire_log)
     # Gymnasium's own vector env over the single envs plays the same games (their last mask is all ones too).
