@@ -118,10 +118,10 @@ def make_env(args: Args) -> gym.vector.VectorEnv:
     """``args.num_envs`` games of ``args.env_id`` in a vector env that records each finished game's return and length.
 
     The autoreset mode is SAME_STEP: a game that ends is dealt again within the same step, so the observation a step
-    returns is always the one the next action is taken in, and every transition stored below is a real one (the loop
-    and its GAE are CleanRL's, written for that). With Gymnasium's default NEXT_STEP, the step after a game's end
-    would only reset it, its action ignored and its reward 0: a transition across the reset that would have to be
-    cut out of the loss. ``RecordEpisodeStatistics`` reads the mode from the env's metadata and counts each game's
+    returns is always the one the next action is taken in, and every transition stored below is a real one, as
+    CleanRL's loop and its GAE assume. With Gymnasium's default NEXT_STEP, the step after a game's end would only
+    reset it, its action ignored and its reward 0: a transition across the reset that would have to be cut out of
+    the loss. ``RecordEpisodeStatistics`` reads the mode from the env's metadata and counts each game's
     steps accordingly. The native vector env takes the mode as a keyword, Gymnasium's own in ``vector_kwargs``."""
     same_step = gym.vector.AutoresetMode.SAME_STEP
     options = {"illegal_action": args.illegal_action, **json.loads(args.env_kwargs)}
@@ -166,10 +166,10 @@ class Agent(nn.Module):
         return Categorical(logits=torch.where(mask, logits, ILLEGAL_LOGIT))
 
     def get_action_and_value(self, x, mask, action=None):
-        probs = self.masked_distribution(x, mask)
+        distribution = self.masked_distribution(x, mask)
         if action is None:
-            action = probs.sample()
-        return action, probs.log_prob(action), probs.entropy(), self.get_value(x)
+            action = distribution.sample()
+        return action, distribution.log_prob(action), distribution.entropy(), self.get_value(x)
 
 
 if __name__ == "__main__":
@@ -256,7 +256,7 @@ if __name__ == "__main__":
         b_actions, b_logprobs, b_values = actions.reshape(-1), logprobs.reshape(-1), values.reshape(-1)
         b_advantages, b_returns = advantages.reshape(-1), returns.reshape(-1)
         clipped_shares = []
-        for _ in range(args.update_epochs):
+        for epoch in range(args.update_epochs):
             order = np.random.permutation(batch_size)
             for start in range(0, batch_size, minibatch_size):
                 batch = order[start:start + minibatch_size]
