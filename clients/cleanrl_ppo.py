@@ -2,10 +2,10 @@
 
 Run it as it is, naming the game by its Gymnasium id (``--help`` lists every hyperparameter)::
 
-    python -m tabletop_gym.clients.cleanrl_ppo --env-id Tabletop/RoyalAssassin-v0 --total-timesteps 200000
+    python -m tabletop_gym.clients.cleanrl_ppo --env-id <an id of tabletop-gym list> --total-timesteps 200000
 
-(under a minute on two cores, while the share of games won climbs from about one in twenty to one in two), or copy
-the file and change what you like: it needs Gymnasium 1.x, numpy, torch and this package, nothing else. What it adds
+(the "Other RL libraries" page of the site shows a run and what it learns), or copy the file and change what you
+like: it needs Gymnasium 1.x, numpy, torch and this package, nothing else. What it adds
 to CleanRL's PPO is the mask: every env gives ``info["action_mask"]`` (the vector env stacks them into an (N, n_actions)
 array), the actor's logits of illegal actions are pushed to a large negative number before sampling, and the same
 masks are applied again in the update. A finished game's row is all ones, so no row is ever all illegal.
