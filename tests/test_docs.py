@@ -106,7 +106,8 @@ def test_each_game_page_shows_its_env_docstring_and_its_rules(site):
 
 
 def test_the_python_examples_of_the_site_run_as_written():
-    pages = sorted(DOCS.glob("*.md"))
+    # (the libraries page's recipes need the libraries: tests/test_clients_recipes.py runs them where installed)
+    pages = sorted(page for page in DOCS.glob("*.md") if page.name != "libraries.md")
     blocks = [(page, block) for page in pages
               for block in re.findall(r"```python\n(.*?)```", page.read_text(encoding="utf-8"), flags=re.S)]
     assert blocks

@@ -16,7 +16,7 @@ import pytest
 
 import tabletop_gym.envs
 
-PARTS = ("envs", "agents", "benchmarks")
+PARTS = ("envs", "agents", "benchmarks", "clients")
 HINT = "NUMBA_CACHE_DIR"
 DAMAGED = "cannot be read"
 # The cheapest game to compile: make it, deal, and play its first legal action.

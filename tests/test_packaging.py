@@ -57,6 +57,7 @@ def test_the_wheel_holds_every_games_rules_models_and_verdicts(dist):
         assert f"tabletop_gym/envs/{entry.name}/rules.py" in names
     assert any(n.startswith("tabletop_gym/agents/models/") and n.endswith(".npz") for n in names)
     assert any(n.startswith("tabletop_gym/benchmarks/ceiling/shipped/") for n in names)
+    assert {"tabletop_gym/clients/__init__.py", "tabletop_gym/clients/cleanrl_ppo.py"} <= names  # the libraries' glue
     assert any(n.endswith(".dist-info/licenses/LICENSE") for n in names)
     assert not any(n.startswith(("tests/", "tabletop_gym/tests")) for n in names)
 
