@@ -11,7 +11,7 @@ from collections import Counter
 
 import numpy as np
 import pytest
-from helpers import SideBySide, check_row_loops, random_actions
+from helpers import PLAIN_PYTHON, SideBySide, check_row_loops, passes_as_plain_python, random_actions
 
 from tabletop_gym.envs import IllegalActionError
 from tabletop_gym.envs.core.cards import card_code
@@ -196,6 +196,7 @@ class FirstShuffleNeverEndsSetup:
             self.rng.shuffle(deck)
 
 
+@pytest.mark.skipif(not PLAIN_PYTHON, reason="its stand-in generator runs in the deal's plain Python: the next test")
 def test_a_deal_that_never_ends_setup_is_shuffled_again_as_the_scalar_rules_do():
     """The one-in-two-million redeal, forced: games 1 and 3 redeal, games 0 and 2 do not."""
     make = [np.random.default_rng, FirstShuffleNeverEndsSetup] * 2
@@ -205,6 +206,12 @@ def test_a_deal_that_never_ends_setup_is_shuffled_again_as_the_scalar_rules_do()
         expected = rules.new_game(make[i](i))
         assert b.take(i).equals(expected)
     assert rules.new_game(probe := FirstShuffleNeverEndsSetup(1)) and probe.shuffles == 2
+
+
+def test_the_redeal_in_the_deals_plain_python():
+    """The compiled deal takes numpy's generators only (its shuffle draws what theirs does); the redeal, forced by a
+    stand-in generator, is checked on the same functions run as plain Python."""
+    passes_as_plain_python(f"{__file__}::test_a_deal_that_never_ends_setup_is_shuffled_again_as_the_scalar_rules_do")
 
 
 def test_a_stacked_deck_that_never_ends_setup_is_refused():

@@ -165,7 +165,23 @@ def test_the_throughput_benchmark_times_the_vector_envs_beside_sync(tmp_path):
     assert "| Tabletop/DungeonSolitaire-v0 SyncVectorEnv N=64 |" in table
     assert "| masked PPO training on Tabletop/DungeonSolitaire-v0 |" in table  # torch is there: the test extras
     assert "vs Sync |" in table and (tmp_path / "t.md").read_text().strip() == table.strip()
+    assert "| Tabletop/DungeonSolitaire-v0 compiled loop N=1024 |" in table and "of the loop |" in table
     assert (tmp_path / "t.png").read_bytes()[:4] == b"\x89PNG"
+
+
+@pytest.mark.parametrize("game", [name for name, entry in GAMES.items()
+                                  if hasattr(entry.module("rules"), "deal_rows")])
+def test_the_compiled_loop_of_the_bench_plays_and_deals_again(game):
+    """The bench's ceiling: the game's compiled loops alone play random legal moves and deal every finished game
+    again, so after any number of steps every game is running with a legal move."""
+    from tabletop_gym.benchmarks.evaluation.kernel import CompiledLoop
+
+    vector = gym.make_vec(env_id(game), num_envs=64).unwrapped
+    loop = CompiledLoop(vector, seed=1)
+    assert loop.play(200) == 64 * 200
+    rules = vector.batch.rules
+    assert (loop.data[:, rules.AT_RESULT] == rules.PLAYING).all() and loop.masks.any(axis=1).all()
+    assert np.isfinite(loop.observations).all() and loop.observations.any(axis=1).all()
 
 
 def test_games_started_by_autoreset_are_dealt_without_the_reset_options():

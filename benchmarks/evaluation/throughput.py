@@ -11,7 +11,10 @@ Its own row and its vector rows are the view with its default opponent.
 
 A game with a native vector env adds it at N = 1, 64 and 1024 games (env-steps per second: N per
 call) beside Gymnasium's ``SyncVectorEnv`` of its single env, and a second table gives each native
-vector env's speed as a multiple of the SyncVectorEnv's. Where torch is installed (the ``rl`` extra), each such
+vector env's speed as a multiple of the SyncVectorEnv's. A game whose rules deal in compiled code adds its
+ceiling: ``<id> compiled loop N=1024``, the game's compiled loops alone (``kernel.py``: random legal play, deals,
+masks and observations, no Python between steps), and the vector table gives the native N=1024 row's share of
+it. Where torch is installed (the ``rl`` extra), each such
 game adds the training speed of the project's masked PPO (``benchmarks/training/ppo.py``, its default settings: 64 games,
 rollouts, updates and all) in env-steps per second: ``masked PPO training on <id>``.
 """
@@ -136,18 +139,35 @@ def _subjects(games):
             subjects[env_id + " (unwrapped)"] = lambda d, s, i=env_id: _time_gym(gym.make(i).unwrapped, d, s,
                                                                                  masked=True)
         if entry.vector_env:
-            subjects.update(_vector_subjects(env_id))
+            subjects.update(_vector_subjects(entry))
     subjects.update(_training_subjects(games))
     return subjects
 
 
-def _vector_subjects(env_id: str) -> dict:
+def _vector_subjects(entry) -> dict:
+    env_id = entry.id
     subjects = {sync_name(env_id): lambda d, s: _time_vector(
         gym.make_vec(env_id, num_envs=SYNC_SIZE, vectorization_mode="sync"), d, s)}
     for n in VECTOR_SIZES:
         subjects[vector_name(env_id, n)] = lambda d, s, n=n: _time_vector(
             gym.make_vec(env_id, num_envs=n, vectorization_mode="vector_entry_point"), d, s)
+    if hasattr(entry.module("rules"), "deal_rows"):
+        subjects[loop_name(env_id)] = lambda d, s: _time_loop(env_id, d, s)
     return subjects
+
+
+def loop_name(env_id: str) -> str:
+    return f"{env_id} compiled loop N={VECTOR_SIZES[-1]}"
+
+
+def _time_loop(env_id: str, duration: float, seed: int) -> float:
+    """Env-steps per second of the game's compiled loops alone (``kernel.CompiledLoop``), compiled first."""
+    from .kernel import CompiledLoop
+
+    vector = gym.make_vec(env_id, num_envs=VECTOR_SIZES[-1], vectorization_mode="vector_entry_point")
+    loop = CompiledLoop(vector.unwrapped, seed)
+    loop.play(1)
+    return _rate(lambda: loop.play(10), duration)
 
 
 TRAINING_ROLLOUT = 64  # steps per game in a measured PPO update; three updates a measurement
@@ -233,12 +253,17 @@ def vector_table(rows: list[Row]) -> str:
     if not games:
         return ""
     header = " | ".join(f"N={n}" for n in VECTOR_SIZES)
-    lines = [f"| game | single env | SyncVectorEnv N={SYNC_SIZE} | native {header} | native N={VECTOR_SIZES[-1]} "
-             f"vs Sync |", "| --- | ---: | ---: | " + " | ".join("---:" for _ in VECTOR_SIZES) + " | ---: |"]
+    big = VECTOR_SIZES[-1]
+    lines = [f"| game | single env | SyncVectorEnv N={SYNC_SIZE} | native {header} | native N={big} vs Sync "
+             f"| compiled loop N={big} | native N={big} of the loop |",
+             "| --- | ---: | ---: | " + " | ".join("---:" for _ in VECTOR_SIZES) + " | ---: | ---: | ---: |"]
     for env_id in games:
         native = " | ".join(f"{rate[vector_name(env_id, n)]:,.0f}" for n in VECTOR_SIZES)
-        ratio = rate[vector_name(env_id, VECTOR_SIZES[-1])] / rate[sync_name(env_id)]
-        lines.append(f"| {env_id} | {rate[env_id]:,.0f} | {rate[sync_name(env_id)]:,.0f} | {native} | {ratio:.1f}× |")
+        ratio = rate[vector_name(env_id, big)] / rate[sync_name(env_id)]
+        loop = rate.get(loop_name(env_id))
+        ceiling = "– | –" if loop is None else f"{loop:,.0f} | {100 * rate[vector_name(env_id, big)] / loop:.0f}%"
+        lines.append(f"| {env_id} | {rate[env_id]:,.0f} | {rate[sync_name(env_id)]:,.0f} | {native} | {ratio:.1f}× "
+                     f"| {ceiling} |")
     return "\n".join(lines)
 
 

@@ -38,6 +38,7 @@ from gymnasium import spaces
 from gymnasium.utils import seeding
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
+from numba.typed import List
 
 from .env import ILLEGAL_ACTION_MODES, check_choice
 from .errors import EpisodeOverError, IllegalActionError
@@ -140,6 +141,25 @@ class BatchRows:
         return getattr(self._batch, name)[self.rows]
 
 
+class CompiledGenerators:
+    """The games' generators as the typed list compiled code takes (numba draws from the same bit generators, so a
+    draw there is the draw numpy would make, and the Python generators move on with it). Building the list costs a
+    few microseconds a game, so it is kept, and made again when the env's list of generators is another list: the
+    env never replaces a generator in place (``TabletopVectorEnv._seed`` makes a new list; a refused reset puts the
+    old one back; ``load`` takes new ones). Copies and pickles leave it out: it is made again."""
+
+    def __init__(self):
+        self.source, self.list = None, None
+
+    def of(self, rngs: list) -> List:
+        if self.source is not rngs:
+            self.source, self.list = rngs, List(rngs)
+        return self.list
+
+    def __getstate__(self):
+        return {"source": None, "list": None}
+
+
 class CompiledGames:
     """The batched side of ``TabletopVectorEnv`` for a solitaire (and, its seats added, for a multi-player game's
     single-agent view): a ``Batch`` of its ``FlatState`` holds ``data`` (N, State.SIZE), a game per row, and each
@@ -160,11 +180,13 @@ class CompiledGames:
 
     @classmethod
     def deal(cls, b, rows, rngs, options) -> None:
-        """The shuffle of each new game (``rules.deal``) with its own generator, in the rows given: each already
-        holds a new game's table (``TabletopVectorEnv._deal``), and a stacked deck is dealt there already."""
+        """The shuffle of each new game with its own generator, in the rows given (the rules' compiled
+        ``deal_rows``: ``rules.deal`` over the rows, no Python per game): each row already holds a new game's table
+        (``TabletopVectorEnv._deal``), and a stacked deck is dealt there already."""
         if options.get("deck") is None:
-            for i in rows:
-                cls.rules.deal(b.data[i], rngs[i])
+            if not hasattr(b, "generators"):
+                b.generators = CompiledGenerators()
+            cls.rules.deal_rows(b.data, np.asarray(rows, dtype=np.int64), b.generators.of(rngs))
 
     @classmethod
     def outcome(cls, b, rows) -> dict:
@@ -541,12 +563,15 @@ class TabletopVectorEnv(VectorEnv):
 
     def _seed(self, seeds: list, rows: np.ndarray) -> None:
         """Game i gets ``seeds[i]`` (None: a fresh generator; see ``check_seed``). The generators of games not being
-        reset carry on."""
+        reset carry on. The list is a new one whenever a generator is replaced (so that ``CompiledGenerators`` sees
+        a change by the list alone)."""
         if not self._rngs:
             self._rngs = [seeding.np_random(s)[0] for s in seeds]
             return
-        for i in np.flatnonzero(rows):
-            if seeds[i] is not None:
+        replaced = [i for i in np.flatnonzero(rows) if seeds[i] is not None]
+        if replaced:
+            self._rngs = list(self._rngs)
+            for i in replaced:
                 self._rngs[i] = seeding.np_random(seeds[i])[0]
 
     def _deal(self, rows: np.ndarray, options: dict) -> None:

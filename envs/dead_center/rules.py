@@ -184,7 +184,7 @@ def new_game(rng: np.random.Generator, deck=None, jokers: int = 2) -> State:
     """A new game. Random: the game's cards dealt with ``rng`` (``deal``). Stacked: ``deck`` codes in the order of
     RULES.md."""
     if deck is None:
-        numbers = _NUMBERS_IN_ORDER[jokers]
+        numbers = _NUMBERS_AND_JOKERS[:len(NUMBER_CARDS) + jokers]
         s = State(numbers[:CABIN_SIZE], _ZOMBIES_IN_ORDER, numbers[CABIN_SIZE:], jokers)
         deal(s.data, rng)
         return s
@@ -203,25 +203,35 @@ def new_game(rng: np.random.Generator, deck=None, jokers: int = 2) -> State:
 
 
 # A new game's cards in card-id order, as ``shuffled`` sorts them before it shuffles (so that a deal depends only on
-# the cards and the generator): the number cards and the jokers of each option, and the zombies. Where the shuffled
-# number cards go: the first nine to piles 0-8, the rest to the draw pile.
-_NUMBERS_IN_ORDER = [np.array([*NUMBER_CARDS, *JOKERS[:jokers]], dtype=np.int64) for jokers in JOKER_OPTIONS]
+# the cards and the generator): the number cards, then the jokers of the option (the first ``jokers`` of JOKERS), and
+# the zombies. Where the shuffled number cards go: the first nine to piles 0-8, the rest to the draw pile.
+_NUMBERS_AND_JOKERS = np.array([*NUMBER_CARDS, *JOKERS], dtype=np.int64)
 _ZOMBIES_IN_ORDER = np.sort(ZOMBIE_CARDS).astype(np.int64)
-_DEALT_PLACES = np.array([*range(NUM_PILES)] + [DECK] * MAX_DECK)
+_DEALT_PLACES = np.array([*range(NUM_PILES)] + [DECK] * MAX_DECK, dtype=np.int64)
 
 
-def deal(a: np.ndarray, rng: np.random.Generator) -> None:
+@compiled
+def deal(a, rng):
     """The shuffle of a new game, with ``rng``, on ``a`` (one game's data, or a vector env's row) holding a new
     game's table: its number cards and jokers shuffled (9 to the cabin, the rest the draw pile), then its zombies
-    shuffled onto the slots."""
-    numbers = _NUMBERS_IN_ORDER[a[AT_JOKERS]].copy()
+    shuffled onto the slots. (Compiled, numba's ``shuffle`` draws what numpy's does, from the same generator.)"""
+    count = len(NUMBER_CARDS) + a[AT_JOKERS]
+    numbers = _NUMBERS_AND_JOKERS[:count].copy()
     rng.shuffle(numbers)
     zombies = _ZOMBIES_IN_ORDER.copy()
     rng.shuffle(zombies)
     a[AT_PILE_TOP:AT_PILE_TOP + NUM_PILES] = numbers[:CABIN_SIZE]
     a[AT_SLOT_CARD:AT_SLOT_CARD + NUM_SLOTS] = zombies
-    a[AT_DECK:AT_DECK + len(numbers) - CABIN_SIZE] = numbers[CABIN_SIZE:]
-    a[AT_PLACE + numbers] = _DEALT_PLACES[:len(numbers)]
+    a[AT_DECK:AT_DECK + count - CABIN_SIZE] = numbers[CABIN_SIZE:]
+    for k in range(count):
+        a[AT_PLACE + numbers[k]] = _DEALT_PLACES[k]
+
+
+@compiled
+def deal_rows(data, rows, rngs):
+    """``deal`` in each row of ``rows`` (indices), with that game's generator: a vector env's new games."""
+    for i in rows:
+        deal(data[i], rngs[i])
 
 
 # ---------------------------------------------------------------- a turn

@@ -155,12 +155,20 @@ def new_game(rng: np.random.Generator, deck=None, min_delve_turns_before_retreat
 _DECK_IN_ORDER = np.sort(DECK_CARDS).astype(np.int64)  # as ``shuffled`` sorts the cards before it shuffles
 
 
-def deal(a: np.ndarray, rng: np.random.Generator) -> None:
+@compiled
+def deal(a, rng):
     """The shuffle of a new game, with ``rng``, on ``a`` (one game's data, or a vector env's row) holding a new
-    game's table: its deck."""
+    game's table: its deck. (Compiled, numba's ``shuffle`` draws what numpy's does, from the same generator.)"""
     deck = _DECK_IN_ORDER.copy()
     rng.shuffle(deck)
     a[AT_DECK:AT_DECK + NUM_DECK_CARDS] = deck
+
+
+@compiled
+def deal_rows(data, rows, rngs):
+    """``deal`` in each row of ``rows`` (indices), with that game's generator: a vector env's new games."""
+    for i in rows:
+        deal(data[i], rngs[i])
 
 
 # ---------------------------------------------------------------- moving cards

@@ -256,10 +256,11 @@ def new_game(rng: np.random.Generator, deck=None) -> State:
     return s
 
 
-def deal(a: np.ndarray, rng: np.random.Generator) -> None:
+@compiled
+def deal(a, rng):
     """A new game dealt with ``rng`` into ``a`` (one game's data, or a vector env's row), and set up: the deck
     shuffled, and shuffled again (from the same generator) while it never ends setup (about one deal in two
-    million)."""
+    million). (Compiled, numba's ``shuffle`` draws what numpy's does, from the same generator.)"""
     while True:
         a[:] = _BEFORE_SETUP
         deck = np.arange(NUM_CARDS)  # in card-id order, as ``shuffled`` sorts the cards before it shuffles
@@ -267,6 +268,13 @@ def deal(a: np.ndarray, rng: np.random.Generator) -> None:
         a[AT_DECK:AT_DECK + NUM_CARDS] = deck
         if set_up(a):
             return
+
+
+@compiled
+def deal_rows(data, rows, rngs):
+    """``deal`` in each row of ``rows`` (indices), with that game's generator: a vector env's new games."""
+    for i in rows:
+        deal(data[i], rngs[i])
 
 
 _BEFORE_SETUP = State(np.arange(NUM_CARDS)).data  # a table before setup (its deck is replaced)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 from numba.typed import List
 
-from ..core.vector import Batch, BatchRows, CompiledGames, TabletopVectorEnv
+from ..core.vector import Batch, BatchRows, CompiledGames, CompiledGenerators, TabletopVectorEnv
 from . import players, rules
 from .rules import AT_MAX_ROUNDS, AT_PHASE, AT_ROUND
 from .single import SplendorEnv
@@ -114,7 +114,7 @@ class SplendorVectorEnv(TabletopVectorEnv):
             others = iter(self._greedy)
             self._greedy_seats[i] = [k != seat and next(others) for k in range(self.num_players)] + [False] * (
                 rules.MAX_PLAYERS - self.num_players)
-        self._until_learner_decides(rows, skip_forced=False, dealt=indices)
+        self._until_learner_decides(rows, skip_forced=False)
 
     def _play_on(self, rows: np.ndarray) -> None:
         self._until_learner_decides(rows, self.skip_forced)
@@ -139,27 +139,16 @@ class SplendorVectorEnv(TabletopVectorEnv):
 
     # ------------------------------------------------------------ the other seats
 
-    def _until_learner_decides(self, rows: np.ndarray, skip_forced: bool, dealt=()) -> None:
+    def _until_learner_decides(self, rows: np.ndarray, skip_forced: bool) -> None:
         """Play the other seats (and, with ``skip_forced``, the learner's forced moves) in the games ``rows``
         selects until each learner has a decision to make or its game is over or truncated: a compiled loop over
         the games, which leaves a game where a random opponent must choose; Python draws that choice from the
         game's generator (as the single env does), and the loop goes on in those games."""
         players.play_rows_until_learner(self.state.data, np.asarray(rows, dtype=bool), self.seats,
-                                        self._greedy_seats, skip_forced, self._compiled_rngs(dealt))
+                                        self._greedy_seats, skip_forced, self._compiled_rngs())
 
-    def __getstate__(self):
-        """Pickled (and deep-copied) without the compiled loop's list of the generators: it is made again."""
-        state = dict(super().__getstate__())
-        for name in ("_rng_list", "_rng_source", "_rng_list_of"):
-            state.pop(name, None)
-        return state
-
-    def _compiled_rngs(self, dealt) -> List:
-        """The games' generators as a list the compiled loop takes, made again when a generator was replaced: those
-        of the games just ``dealt`` are looked at (``reset`` replaces them), and the env's list (a refused reset
-        puts the old one back)."""
-        if getattr(self, "_rng_source", None) is not self._rngs or any(
-                self._rng_list_of[i] is not self._rngs[i] for i in dealt):
-            self._rng_source, self._rng_list_of = self._rngs, list(self._rngs)
-            self._rng_list = List(self._rngs)
-        return self._rng_list
+    def _compiled_rngs(self) -> List:
+        """The games' generators as a list the compiled loop takes (``CompiledGenerators``)."""
+        if not hasattr(self, "_generator_list"):
+            self._generator_list = CompiledGenerators()
+        return self._generator_list.of(self._rngs)
