@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.cards import IS_RED, JOKERS, NUM_CARD_IDS, RANK, SUIT, card_code, parse_deck, shuffled
-from ..core.compiled import compiled, only_action
+from ..core.compiled import OneGenerator, compiled, only_action
 from ..core.state import FlatState, lay_out
 from ..core.turn import CompiledTurn, one_game
 
@@ -186,7 +186,7 @@ def new_game(rng: np.random.Generator, deck=None, jokers: int = 2) -> State:
     if deck is None:
         numbers = _NUMBERS_AND_JOKERS[:len(NUMBER_CARDS) + jokers]
         s = State(numbers[:CABIN_SIZE], _ZOMBIES_IN_ORDER, numbers[CABIN_SIZE:], jokers)
-        deal(s.data, rng)
+        OneGenerator.deal(deal_rows, s.data, rng)
         return s
     cards = parse_deck(deck, game_cards(jokers))
     cabin, zombies = cards[:CABIN_SIZE], cards[CABIN_SIZE:CABIN_SIZE + NUM_SLOTS]

@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.cards import JOKERS, RANK, SUIT, card, card_code, parse_deck, shuffled
-from ..core.compiled import compiled, only_action
+from ..core.compiled import OneGenerator, compiled, only_action
 from ..core.state import FlatState, lay_out
 from ..core.turn import CompiledTurn, one_game
 
@@ -148,7 +148,7 @@ def new_game(rng: np.random.Generator, deck=None, min_delve_turns_before_retreat
     """A new game: the 44 cards shuffled with ``rng`` (``deal``), or stacked from ``deck`` (codes, top first)."""
     s = State(DECK_CARDS if deck is None else parse_deck(deck, DECK_CARDS), min_delve_turns_before_retreat)
     if deck is None:
-        deal(s.data, rng)
+        OneGenerator.deal(deal_rows, s.data, rng)
     return s
 
 

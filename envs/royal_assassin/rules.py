@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.cards import RANK, SUIT, SUITS, card, card_code, parse_deck, shuffled
-from ..core.compiled import compiled, only_action
+from ..core.compiled import OneGenerator, compiled, only_action
 from ..core.state import FlatState, lay_out
 from ..core.turn import CompiledTurn, one_game
 
@@ -252,7 +252,7 @@ def new_game(rng: np.random.Generator, deck=None) -> State:
                              "at most the number of face cards on the table)")
         return s
     s = State(np.arange(NUM_CARDS))
-    deal(s.data, rng)
+    OneGenerator.deal(deal_rows, s.data, rng)
     return s
 
 
