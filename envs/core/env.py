@@ -331,8 +331,8 @@ class TabletopEnv(HoldsOneGame, gym.Env):
         when the caller knows it already."""
         over = self._episode_over() if over is None else over
         outcome = self.numeric_outcome() if over else self._blank_outcome()
-        return {"action_mask": self._shown_mask(over).astype(np.int8), **outcome,
-                "illegal_action": np.bool_(illegal)}
+        mask = np.ones(len(self._mask), dtype=np.int8) if over else self._mask.astype(np.int8)  # as _shown_mask
+        return {"action_mask": mask, **outcome, "illegal_action": np.bool_(illegal)}
 
     def numeric_outcome(self) -> dict[str, Any]:
         """``outcome()`` as the info holds it: numpy numbers and arrays, ``result`` as its code in
@@ -346,7 +346,11 @@ class TabletopEnv(HoldsOneGame, gym.Env):
         from the first game, as the vector env reads its columns)."""
         if self._blank is None:
             self._blank = {key: np.zeros_like(value)[()] for key, value in self.numeric_outcome().items()}
-        return {key: value.copy() if isinstance(value, np.ndarray) else value for key, value in self._blank.items()}
+            self._blank_arrays = [key for key, value in self._blank.items() if isinstance(value, np.ndarray)]
+        blank = dict(self._blank)  # numpy scalars are immutable: only arrays (a seat's points) are copied
+        for key in self._blank_arrays:
+            blank[key] = blank[key].copy()
+        return blank
 
     def _shown_mask(self, over: bool) -> np.ndarray:
         """The mask ``action_masks()`` and the info show: the legal actions, and all ones once the episode is over.
