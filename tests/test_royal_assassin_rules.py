@@ -88,8 +88,6 @@ class ScriptedShuffle:
         cards[:] = self.orders.pop(0)
 
 
-@pytest.mark.skipif(not PLAIN_PYTHON, reason="its stand-in generator runs in the deal's plain Python "
-                                              "(test_the_rules_pass_as_plain_python runs it)")
 def test_a_random_deal_that_never_ends_setup_is_shuffled_again():
     never = [c for c in range(52) if not rules.IS_FACE[c]] + [c for c in range(52) if rules.IS_FACE[c]]
     good = list(range(52))  # A♠ … 10♠ onto the reserve, J♠ Q♠ K♠, then 2♥ ends setup

@@ -16,9 +16,7 @@ import os
 import warnings
 
 import numba
-import numpy as np
 from numba.core.caching import FunctionCache
-from numba.typed import List
 
 
 def compiled(function):
@@ -73,20 +71,3 @@ def only_action(mask):
             only = action
     return only
 
-
-class OneGenerator:
-    """A generator handed to a compiled rows loop as a typed list of one game's: numba unboxes a typed list in about
-    the time numpy takes to shuffle a deck, a ``Generator`` argument in several times that. The last list is kept,
-    so a single env dealing game after game from its generator builds it once."""
-
-    rng, rngs = None, None
-
-    @classmethod
-    def deal(cls, deal_rows, a, rng) -> None:
-        """``deal_rows`` (a game's compiled ``deal`` over rows) on one game's data ``a``, with ``rng``."""
-        if cls.rng is not rng:
-            cls.rng, cls.rngs = rng, List([rng])
-        deal_rows(a[None, :], _FIRST_ROW, cls.rngs)
-
-
-_FIRST_ROW = np.zeros(1, dtype=np.int64)

@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.cards import IS_RED, JOKERS, NUM_CARD_IDS, RANK, SUIT, card_code, parse_deck, shuffled
-from ..core.compiled import OneGenerator, compiled, only_action
+from ..core.compiled import compiled, only_action
 from ..core.state import FlatState, lay_out
 from ..core.turn import CompiledTurn, one_game
 
@@ -186,7 +186,7 @@ def new_game(rng: np.random.Generator, deck=None, jokers: int = 2) -> State:
     if deck is None:
         numbers = _NUMBERS_AND_JOKERS[:len(NUMBER_CARDS) + jokers]
         s = State(numbers[:CABIN_SIZE], _ZOMBIES_IN_ORDER, numbers[CABIN_SIZE:], jokers)
-        OneGenerator.deal(deal_rows, s.data, rng)
+        deal(s.data, rng)
         return s
     cards = parse_deck(deck, game_cards(jokers))
     cabin, zombies = cards[:CABIN_SIZE], cards[CABIN_SIZE:CABIN_SIZE + NUM_SLOTS]
@@ -210,11 +210,12 @@ _ZOMBIES_IN_ORDER = np.sort(ZOMBIE_CARDS).astype(np.int64)
 _DEALT_PLACES = np.array([*range(NUM_PILES)] + [DECK] * MAX_DECK, dtype=np.int64)
 
 
-@compiled
 def deal(a, rng):
     """The shuffle of a new game, with ``rng``, on ``a`` (one game's data, or a vector env's row) holding a new
     game's table: its number cards and jokers shuffled (9 to the cabin, the rest the draw pile), then its zombies
-    shuffled onto the slots. (Compiled, numba's ``shuffle`` draws what numpy's does, from the same generator.)"""
+    shuffled onto the slots.
+    The single env runs it as Python (numpy shuffles a deck faster than numba takes a generator in); ``deal_rows``
+    runs it compiled, where numba's ``shuffle`` draws what numpy's does, from the same generator."""
     count = len(NUMBER_CARDS) + a[AT_JOKERS]
     numbers = _NUMBERS_AND_JOKERS[:count].copy()
     rng.shuffle(numbers)
@@ -223,15 +224,18 @@ def deal(a, rng):
     a[AT_PILE_TOP:AT_PILE_TOP + NUM_PILES] = numbers[:CABIN_SIZE]
     a[AT_SLOT_CARD:AT_SLOT_CARD + NUM_SLOTS] = zombies
     a[AT_DECK:AT_DECK + count - CABIN_SIZE] = numbers[CABIN_SIZE:]
-    for k in range(count):
-        a[AT_PLACE + numbers[k]] = _DEALT_PLACES[k]
+    a[AT_PLACE + numbers] = _DEALT_PLACES[:count]
+
+
+_compiled_deal = compiled(deal)
 
 
 @compiled
 def deal_rows(data, rows, rngs):
-    """``deal`` in each row of ``rows`` (indices), with that game's generator: a vector env's new games."""
+    """``deal`` in each row of ``rows`` (indices), with that game's generator (``rngs``, a typed list of every
+    game's): a vector env's new games, with no Python per game."""
     for i in rows:
-        deal(data[i], rngs[i])
+        _compiled_deal(data[i], rngs[i])
 
 
 # ---------------------------------------------------------------- a turn

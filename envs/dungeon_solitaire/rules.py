@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.cards import JOKERS, RANK, SUIT, card, card_code, parse_deck, shuffled
-from ..core.compiled import OneGenerator, compiled, only_action
+from ..core.compiled import compiled, only_action
 from ..core.state import FlatState, lay_out
 from ..core.turn import CompiledTurn, one_game
 
@@ -148,27 +148,32 @@ def new_game(rng: np.random.Generator, deck=None, min_delve_turns_before_retreat
     """A new game: the 44 cards shuffled with ``rng`` (``deal``), or stacked from ``deck`` (codes, top first)."""
     s = State(DECK_CARDS if deck is None else parse_deck(deck, DECK_CARDS), min_delve_turns_before_retreat)
     if deck is None:
-        OneGenerator.deal(deal_rows, s.data, rng)
+        deal(s.data, rng)
     return s
 
 
 _DECK_IN_ORDER = np.sort(DECK_CARDS).astype(np.int64)  # as ``shuffled`` sorts the cards before it shuffles
 
 
-@compiled
 def deal(a, rng):
     """The shuffle of a new game, with ``rng``, on ``a`` (one game's data, or a vector env's row) holding a new
-    game's table: its deck. (Compiled, numba's ``shuffle`` draws what numpy's does, from the same generator.)"""
+    game's table: its deck.
+    The single env runs it as Python (numpy shuffles a deck faster than numba takes a generator in); ``deal_rows``
+    runs it compiled, where numba's ``shuffle`` draws what numpy's does, from the same generator."""
     deck = _DECK_IN_ORDER.copy()
     rng.shuffle(deck)
     a[AT_DECK:AT_DECK + NUM_DECK_CARDS] = deck
 
 
+_compiled_deal = compiled(deal)
+
+
 @compiled
 def deal_rows(data, rows, rngs):
-    """``deal`` in each row of ``rows`` (indices), with that game's generator: a vector env's new games."""
+    """``deal`` in each row of ``rows`` (indices), with that game's generator (``rngs``, a typed list of every
+    game's): a vector env's new games, with no Python per game."""
     for i in rows:
-        deal(data[i], rngs[i])
+        _compiled_deal(data[i], rngs[i])
 
 
 # ---------------------------------------------------------------- moving cards

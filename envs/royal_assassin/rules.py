@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.cards import RANK, SUIT, SUITS, card, card_code, parse_deck, shuffled
-from ..core.compiled import OneGenerator, compiled, only_action
+from ..core.compiled import compiled, only_action
 from ..core.state import FlatState, lay_out
 from ..core.turn import CompiledTurn, one_game
 
@@ -252,15 +252,16 @@ def new_game(rng: np.random.Generator, deck=None) -> State:
                              "at most the number of face cards on the table)")
         return s
     s = State(np.arange(NUM_CARDS))
-    OneGenerator.deal(deal_rows, s.data, rng)
+    deal(s.data, rng)
     return s
 
 
-@compiled
 def deal(a, rng):
     """A new game dealt with ``rng`` into ``a`` (one game's data, or a vector env's row), and set up: the deck
     shuffled, and shuffled again (from the same generator) while it never ends setup (about one deal in two
-    million). (Compiled, numba's ``shuffle`` draws what numpy's does, from the same generator.)"""
+    million).
+    The single env runs it as Python (numpy shuffles a deck faster than numba takes a generator in); ``deal_rows``
+    runs it compiled, where numba's ``shuffle`` draws what numpy's does, from the same generator."""
     while True:
         a[:] = _BEFORE_SETUP
         deck = np.arange(NUM_CARDS)  # in card-id order, as ``shuffled`` sorts the cards before it shuffles
@@ -270,11 +271,15 @@ def deal(a, rng):
             return
 
 
+_compiled_deal = compiled(deal)
+
+
 @compiled
 def deal_rows(data, rows, rngs):
-    """``deal`` in each row of ``rows`` (indices), with that game's generator: a vector env's new games."""
+    """``deal`` in each row of ``rows`` (indices), with that game's generator (``rngs``, a typed list of every
+    game's): a vector env's new games, with no Python per game."""
     for i in rows:
-        deal(data[i], rngs[i])
+        _compiled_deal(data[i], rngs[i])
 
 
 _BEFORE_SETUP = State(np.arange(NUM_CARDS)).data  # a table before setup (its deck is replaced)
