@@ -57,7 +57,7 @@ class CompiledLoop:
         vector.reset(seed=seed)
         self.rules = vector.batch.rules
         self.data = vector.state.data.copy()
-        self.fresh = vector._fresh_game({}).data.copy()
+        self.fresh = vector.fresh_game({}).data.copy()
         self.masks = vector.action_masks()
         self.observations = np.zeros((len(self.data), self.rules.OBSERVATION_SIZE), dtype=np.float32)
         self.actions = np.zeros(len(self.data), dtype=np.int64)

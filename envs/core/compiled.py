@@ -70,4 +70,3 @@ def only_action(mask):
                 return -1
             only = action
     return only
-

@@ -346,11 +346,8 @@ class TabletopEnv(HoldsOneGame, gym.Env):
         from the first game, as the vector env reads its columns)."""
         if self._blank is None:
             self._blank = {key: np.zeros_like(value)[()] for key, value in self.numeric_outcome().items()}
-            self._blank_arrays = [key for key, value in self._blank.items() if isinstance(value, np.ndarray)]
-        blank = dict(self._blank)  # numpy scalars are immutable: only arrays (a seat's points) are copied
-        for key in self._blank_arrays:
-            blank[key] = blank[key].copy()
-        return blank
+        # numpy scalars are immutable: only arrays (a seat's points) are copied
+        return {key: value.copy() if isinstance(value, np.ndarray) else value for key, value in self._blank.items()}
 
     def _shown_mask(self, over: bool) -> np.ndarray:
         """The mask ``action_masks()`` and the info show: the legal actions, and all ones once the episode is over.

@@ -579,13 +579,13 @@ class TabletopVectorEnv(VectorEnv):
         played on: a forced first move is the first step's). The batched side's ``deal(b, rows, rngs, options)``
         deals only what is random (the shuffle) and gets the rest from one new game."""
         indices = np.flatnonzero(rows)
-        fresh = self._fresh_game(options)
+        fresh = self.fresh_game(options)
         if self.state is None:
             self.state = Batch(fresh, self.num_envs)
         self.state.put_same(indices, fresh)
         self.batch.deal(self.state, indices, self._rngs, options)
 
-    def _fresh_game(self, options: dict):
+    def fresh_game(self, options: dict):
         """One new game of the single env, to copy into the rows being dealt before the batched rules shuffle them:
         dealt once for the unstacked deal (which every autoreset uses), afresh for a stacked deck. Its own shuffle
         is not used: it is dealt from a throwaway generator."""
