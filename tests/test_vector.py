@@ -7,8 +7,11 @@ every step, through autoresets, with and without forced moves played, in both re
 
 import copy
 import pickle
+import subprocess
+import sys
 
 import gymnasium as gym
+import numba
 import numpy as np
 import pytest
 from gymnasium.vector import AutoresetMode
@@ -166,22 +169,28 @@ def test_the_throughput_benchmark_times_the_vector_envs_beside_sync(tmp_path):
     assert "| masked PPO training on Tabletop/DungeonSolitaire-v0 |" in table  # torch is there: the test extras
     assert "vs Sync |" in table and (tmp_path / "t.md").read_text().strip() == table.strip()
     assert "| Tabletop/DungeonSolitaire-v0 compiled loop N=1024 |" in table and "of the loop |" in table
+    assert "| Tabletop/DungeonSolitaire-v0 vector N=1024, 2 threads |" in table and "N=1024, 2 threads |" in table
     assert (tmp_path / "t.png").read_bytes()[:4] == b"\x89PNG"
 
 
 @pytest.mark.parametrize("game", [name for name, entry in GAMES.items()
-                                  if hasattr(entry.module("rules"), "deal_rows")])
+                                  if hasattr(entry.module("rules"), "step_rows")])
 def test_the_compiled_loop_of_the_bench_plays_and_deals_again(game):
-    """The bench's ceiling: the game's compiled loops alone play random legal moves and deal every finished game
-    again, so after any number of steps every game is running with a legal move."""
+    """The bench's ceiling: the game's compiled step alone plays random legal moves and deals every finished game
+    again, so after any number of steps every game is running with a legal move or waits, all ones, for its deal;
+    and the games have been dealt again (their generators drawn from)."""
     from tabletop_gym.benchmarks.evaluation.kernel import CompiledLoop
 
     vector = gym.make_vec(env_id(game), num_envs=64).unwrapped
     loop = CompiledLoop(vector, seed=1)
-    assert loop.play(200) == 64 * 200
+    assert sum(loop.play(steps) for steps in (1, 2, 297)) == 64 * 300  # calls carry on from one another
     rules = vector.batch.rules
-    assert (loop.data[:, rules.AT_RESULT] == rules.PLAYING).all() and loop.masks.any(axis=1).all()
-    assert np.isfinite(loop.observations).all() and loop.observations.any(axis=1).all()
+    playing = loop.data[:, rules.AT_RESULT] == rules.PLAYING
+    assert playing.sum() > 48 and loop.masks[playing].any(axis=1).all() and loop.masks[~playing].all()
+    assert np.isfinite(loop.observations).all() and loop.observations[playing].any(axis=1).all()
+    unused = [np.random.default_rng([1, i]).bit_generator.state for i in range(64)]
+    dealt = sum(rng.bit_generator.state != state for rng, state in zip(loop.rngs, unused))
+    assert dealt >= 60
 
 
 def test_games_started_by_autoreset_are_dealt_without_the_reset_options():
@@ -470,3 +479,92 @@ def test_the_stable_baselines3_adapter_plays_the_same_games_in_every_autoreset_m
                 ends += 1
         assert all(np.array_equal(adapters[0].action_masks(), adapter.action_masks()) for adapter in adapters)
     assert ends >= 2
+
+
+# ---------------------------------------------------------------- threads and the step's own arrays
+
+ONE_CALL_GAMES = [name for name in VECTOR_GAMES
+                  if gym.make_vec(env_id(name), num_envs=1).unwrapped.batch.steps_in_one_call()]
+
+
+def same_steps(one, other) -> bool:
+    """Two step (or reset) results agree: observations, rewards, ends, infos (final_obs and final_info too)."""
+    def agree(a, b) -> bool:
+        if isinstance(a, dict):
+            return a.keys() == b.keys() and all(agree(a[key], b[key]) for key in a)
+        a, b = np.asarray(a), np.asarray(b)
+        if a.dtype == object:
+            return a.shape == b.shape and all(agree(x, y) if x is not None else y is None for x, y in zip(a, b))
+        return a.dtype == b.dtype and a.shape == b.shape and np.array_equal(a, b)
+    return len(one) == len(other) and all(agree(a, b) for a, b in zip(one, other))
+
+
+def test_three_card_solitaires_step_in_one_compiled_call():
+    assert set(ONE_CALL_GAMES) >= {"dungeon_solitaire", "royal_assassin", "dead_center"}
+
+
+@pytest.mark.parametrize("game", ONE_CALL_GAMES)
+@pytest.mark.parametrize("autoreset_mode", AUTORESET_MODES)
+def test_two_threads_play_exactly_the_games_of_one(game, autoreset_mode):
+    """Rows are shared among threads, each row's game its own: every step's results and every game's state (hidden
+    deck included) are those of one thread, through autoresets and illegal moves."""
+    one, two = (gym.make_vec(env_id(game), num_envs=67, autoreset_mode=autoreset_mode, num_threads=threads,
+                             illegal_action="terminate") for threads in (1, 2))
+    assert two.unwrapped.num_threads == 2
+    first, second = one.reset(seed=5), two.reset(seed=5)
+    assert same_steps(first, second)
+    rng = np.random.default_rng(5)
+    for step in range(300):
+        actions = random_actions(rng, first[-1]["action_mask"])
+        if step % 50 == 7:
+            actions[3] = one.single_action_space.n - 1  # now and then an illegal move (or a legal last action)
+        first, second = one.step(actions), two.step(actions)
+        assert same_steps(first, second)
+        if autoreset_mode == AutoresetMode.DISABLED and (first[2] | first[3]).any():
+            done = first[2] | first[3]
+            first, second = (env.reset(options={"reset_mask": done}) for env in (one, two))
+            assert same_steps(first, second)
+    assert all(one.unwrapped.take(i).equals(two.unwrapped.take(i)) for i in range(67))
+
+
+@pytest.mark.parametrize("game", ONE_CALL_GAMES)
+def test_without_copy_the_observations_are_the_envs_own_array_rewritten_each_step(game):
+    copying, own = (gym.make_vec(env_id(game), num_envs=8, copy=copy) for copy in (True, False))
+    copying.reset(seed=1), own.reset(seed=1)
+    rng, kept = np.random.default_rng(1), []
+    for _ in range(3):
+        actions = random_actions(rng, copying.action_masks())
+        mine, theirs = copying.step(actions), own.step(actions)
+        assert same_steps(mine, theirs)
+        kept.append((mine[0], theirs[0]))
+    assert kept[0][1] is kept[2][1]  # one array, rewritten: a caller who keeps it copies it
+    assert kept[0][0] is not kept[2][0] and not np.shares_memory(kept[0][0], kept[2][0])
+
+
+@pytest.mark.parametrize("game", VECTOR_GAMES)
+def test_bad_thread_and_copy_options_are_clear_errors(game):
+    for bad in (0, -1, 1.5, "2", True):
+        with pytest.raises(ValueError, match="num_threads must be a positive integer"):
+            gym.make_vec(env_id(game), num_envs=2, num_threads=bad)
+    with pytest.raises(ValueError, match="copy must be True or False"):
+        gym.make_vec(env_id(game), num_envs=2, copy="yes")
+    if game in ONE_CALL_GAMES:
+        with pytest.raises(ValueError, match="NUMBA_NUM_THREADS"):
+            gym.make_vec(env_id(game), num_envs=2, num_threads=numba.config.NUMBA_NUM_THREADS + 1)
+    else:
+        with pytest.raises(ValueError, match="steps on one thread only"):
+            gym.make_vec(env_id(game), num_envs=2, num_threads=2)
+
+
+def test_one_thread_never_starts_numbas_threads():
+    """numba's threads start once per process and a child forked after they started cannot use them: a vector env
+    that was not asked for threads must not start them."""
+    script = ("import gymnasium as gym, numpy as np, numba.np.ufunc.parallel as parallel, tabletop_gym.envs\n"
+              f"for game_id in {[env_id(name) for name in ONE_CALL_GAMES]!r}:\n"
+              "    v = gym.make_vec(game_id, num_envs=4)\n"
+              "    infos = v.reset(seed=0)[1]\n"
+              "    for _ in range(50): infos = v.step(infos['action_mask'].argmax(axis=1))[4]\n"
+              "print(parallel._is_initialized)\n")
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "False"

@@ -1,9 +1,9 @@
-"""A native vector env's ceiling: its game's compiled loops alone, N games stepped with random legal actions inside
-compiled code, every finished game dealt again at once (``rules.deal_rows``, the vector env's own deal), the masks
-and observations filled every step, as the vector env fills them. No Python runs between two steps, so the vector
-env's steps per second over this loop's is the share of its time spent in its compiled rules.
+"""A native vector env's ceiling: its game's compiled step alone, N games stepped with random legal actions chosen
+inside compiled code, each game that ended dealt again at the next step with an all-ones mask until then, as the
+vector env does it (``rules.step_rows``, the very call the vector env makes). No Python runs between two steps, so
+the vector env's steps per second over this loop's is the share of its time spent in its compiled rules.
 
-A game has this row where its rules deal in compiled code (``rules.deal_rows``)."""
+A game has this row where its rules step every game in one compiled call (``rules.step_rows``)."""
 
 from __future__ import annotations
 
@@ -29,24 +29,18 @@ def random_legal_actions(masks, chooser, actions):
 
 
 @numba.njit
-def play_steps(fill_legal_masks, take_actions, play_forced_rows, fill_observations, deal_rows, data, fresh, masks,
-               observations, actions, rngs, chooser, steps, at_result, playing):
-    """``steps`` steps of every game in ``data``, with the game's compiled loops (the first five arguments)."""
-    everyone = np.ones(data.shape[0], dtype=np.bool_)
-    ended = np.empty(data.shape[0], dtype=np.int64)
+def play_steps(step_rows, data, fresh, masks, observations, actions, taking, starting, rngs, chooser, steps,
+               at_result, playing, skip_forced):
+    """``steps`` steps of every game in ``data`` with the game's ``step_rows`` (``taking`` and ``starting``: which
+    games play on and which are dealt at the next step)."""
     for _ in range(steps):
         random_legal_actions(masks, chooser, actions)
-        take_actions(data, actions, everyone)
-        play_forced_rows(data, everyone)
-        count = 0
+        step_rows(data, actions, taking, starting, fresh, rngs, skip_forced, masks, observations)
         for i in range(data.shape[0]):
-            if data[i, at_result] != playing:
-                data[i, :] = fresh
-                ended[count] = i
-                count += 1
-        deal_rows(data, ended[:count], rngs)
-        fill_legal_masks(data, masks)
-        fill_observations(data, observations)
+            starting[i] = data[i, at_result] != playing
+            taking[i] = not starting[i]
+            if starting[i]:
+                masks[i, :] = True  # the finished game's row waits for its next deal
 
 
 class CompiledLoop:
@@ -56,18 +50,20 @@ class CompiledLoop:
     def __init__(self, vector, seed: int = 0):
         vector.reset(seed=seed)
         self.rules = vector.batch.rules
+        self.skip_forced = vector.skip_forced
         self.data = vector.state.data.copy()
         self.fresh = vector.fresh_game({}).data.copy()
         self.masks = vector.action_masks()
         self.observations = np.zeros((len(self.data), self.rules.OBSERVATION_SIZE), dtype=np.float32)
         self.actions = np.zeros(len(self.data), dtype=np.int64)
+        self.taking = np.ones(len(self.data), dtype=bool)
+        self.starting = np.zeros(len(self.data), dtype=bool)
         self.rngs = List([np.random.default_rng([seed, i]) for i in range(len(self.data))])
         self.chooser = np.random.default_rng(seed)
-        self.loops = (self.rules.fill_legal_masks, self.rules.take_actions, self.rules.play_forced_rows,
-                      self.rules.fill_observations, self.rules.deal_rows)
 
     def play(self, steps: int) -> int:
         """Play ``steps`` steps of every game; the env-steps played."""
-        play_steps(*self.loops, self.data, self.fresh, self.masks, self.observations, self.actions, self.rngs,
-                   self.chooser, steps, self.rules.AT_RESULT, self.rules.PLAYING)
+        play_steps(self.rules.step_rows, self.data, self.fresh, self.masks, self.observations, self.actions,
+                   self.taking, self.starting, self.rngs, self.chooser, steps, self.rules.AT_RESULT,
+                   self.rules.PLAYING, self.skip_forced)
         return steps * len(self.data)

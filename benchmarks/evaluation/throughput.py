@@ -9,12 +9,13 @@ A game of several players adds its PettingZoo AEC env (agent actions per second 
 against random opponents (learner steps per second, the opponents' moves played inside each step).
 Its own row and its vector rows are the view with its default opponent.
 
-A game with a native vector env adds it at N = 1, 64 and 1024 games (env-steps per second: N per
+A game with a native vector env adds it at N = 1, 64, 1024 and 4096 games (env-steps per second: N per
 call) beside Gymnasium's ``SyncVectorEnv`` of its single env, and a second table gives each native
-vector env's speed as a multiple of the SyncVectorEnv's. A game whose rules deal in compiled code adds its
-ceiling: ``<id> compiled loop N=1024``, the game's compiled loops alone (``kernel.py``: random legal play, deals,
-masks and observations, no Python between steps), and the vector table gives the native N=1024 row's share of
-it. Where torch is installed (the ``rl`` extra), each such
+vector env's speed as a multiple of the SyncVectorEnv's. A game whose rules step every game in one compiled call
+(``rules.step_rows``) adds N=1024 on ``THREADS`` threads (``make_vec(..., num_threads=2)``) and its ceiling:
+``<id> compiled loop N=1024``, that call alone (``kernel.py``: random legal play chosen in compiled code too, no
+Python between steps), and the vector table gives the native N=1024 row's share of it. Where torch is installed
+(the ``rl`` extra), each such
 game adds the training speed of the project's masked PPO (``benchmarks/training/ppo.py``, its default settings: 64 games,
 rollouts, updates and all) in env-steps per second: ``masked PPO training on <id>``.
 """
@@ -34,7 +35,9 @@ from ...envs import GAMES
 from ..outputs import provenance, python_call
 
 REFERENCE = "connect_four_v3.env()"
-VECTOR_SIZES = (1, 64, 1024)
+VECTOR_SIZES = (1, 64, 1024, 4096)
+COMPARED_SIZE = 1024  # the native vector env's size in the comparisons: against Sync, the loop, threads
+THREADS = 2
 SYNC_SIZE = 64
 
 
@@ -151,20 +154,27 @@ def _vector_subjects(entry) -> dict:
     for n in VECTOR_SIZES:
         subjects[vector_name(env_id, n)] = lambda d, s, n=n: _time_vector(
             gym.make_vec(env_id, num_envs=n, vectorization_mode="vector_entry_point"), d, s)
-    if hasattr(entry.module("rules"), "deal_rows"):
+    if hasattr(entry.module("rules"), "step_rows"):
+        subjects[threads_name(env_id)] = lambda d, s: _time_vector(
+            gym.make_vec(env_id, num_envs=COMPARED_SIZE, vectorization_mode="vector_entry_point",
+                         num_threads=THREADS), d, s)
         subjects[loop_name(env_id)] = lambda d, s: _time_loop(env_id, d, s)
     return subjects
 
 
+def threads_name(env_id: str) -> str:
+    return f"{vector_name(env_id, COMPARED_SIZE)}, {THREADS} threads"
+
+
 def loop_name(env_id: str) -> str:
-    return f"{env_id} compiled loop N={VECTOR_SIZES[-1]}"
+    return f"{env_id} compiled loop N={COMPARED_SIZE}"
 
 
 def _time_loop(env_id: str, duration: float, seed: int) -> float:
-    """Env-steps per second of the game's compiled loops alone (``kernel.CompiledLoop``), compiled first."""
+    """Env-steps per second of the game's compiled step alone (``kernel.CompiledLoop``), compiled first."""
     from .kernel import CompiledLoop
 
-    vector = gym.make_vec(env_id, num_envs=VECTOR_SIZES[-1], vectorization_mode="vector_entry_point")
+    vector = gym.make_vec(env_id, num_envs=COMPARED_SIZE, vectorization_mode="vector_entry_point")
     loop = CompiledLoop(vector.unwrapped, seed)
     loop.play(1)
     return _rate(lambda: loop.play(10), duration)
@@ -253,17 +263,19 @@ def vector_table(rows: list[Row]) -> str:
     if not games:
         return ""
     header = " | ".join(f"N={n}" for n in VECTOR_SIZES)
-    big = VECTOR_SIZES[-1]
+    big = COMPARED_SIZE
     lines = [f"| game | single env | SyncVectorEnv N={SYNC_SIZE} | native {header} | native N={big} vs Sync "
-             f"| compiled loop N={big} | native N={big} of the loop |",
-             "| --- | ---: | ---: | " + " | ".join("---:" for _ in VECTOR_SIZES) + " | ---: | ---: | ---: |"]
+             f"| N={big}, {THREADS} threads | compiled loop N={big} | native N={big} of the loop |",
+             "| --- | ---: | ---: | " + " | ".join("---:" for _ in VECTOR_SIZES) + " | ---: | ---: | ---: | ---: |"]
     for env_id in games:
         native = " | ".join(f"{rate[vector_name(env_id, n)]:,.0f}" for n in VECTOR_SIZES)
         ratio = rate[vector_name(env_id, big)] / rate[sync_name(env_id)]
+        threads = rate.get(threads_name(env_id))
+        threads = "–" if threads is None else f"{threads:,.0f} ({threads / rate[vector_name(env_id, big)]:.2f}×)"
         loop = rate.get(loop_name(env_id))
         ceiling = "– | –" if loop is None else f"{loop:,.0f} | {100 * rate[vector_name(env_id, big)] / loop:.0f}%"
         lines.append(f"| {env_id} | {rate[env_id]:,.0f} | {rate[sync_name(env_id)]:,.0f} | {native} | {ratio:.1f}× "
-                     f"| {ceiling} |")
+                     f"| {threads} | {ceiling} |")
     return "\n".join(lines)
 
 

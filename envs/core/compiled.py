@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import functools
 import os
+import types
 import warnings
 
 import numba
@@ -21,7 +22,25 @@ from numba.core.caching import FunctionCache
 
 def compiled(function):
     """``function`` compiled with numba (no Python objects inside: numbers and numpy arrays only)."""
-    dispatcher = numba.njit(function)
+    return _compile(function, parallel=False)
+
+
+def on_threads(function):
+    """A second compiled version of ``function`` (a compiled function or its Python source) whose ``numba.prange``
+    loops run on ``numba.set_num_threads`` threads; ``function``'s own version runs them as plain loops. Kept apart
+    because numba's threads start once per process, and a process forked after they started cannot use them: code
+    that never asks for threads never starts them. It is cached under its own name (numba's cache tells the two
+    versions apart by name only)."""
+    source = getattr(function, "py_func", function)
+    renamed = types.FunctionType(source.__code__, source.__globals__, source.__name__ + "_on_threads",
+                                 source.__defaults__, source.__closure__)
+    renamed.__qualname__ = source.__qualname__ + "_on_threads"
+    renamed.__doc__, renamed.__module__ = source.__doc__, source.__module__
+    return _compile(renamed, parallel=True)
+
+
+def _compile(function, parallel: bool):
+    dispatcher = numba.njit(function, parallel=parallel)
     if numba.config.DISABLE_JIT:
         return dispatcher  # the plain Python function
     try:

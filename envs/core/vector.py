@@ -10,7 +10,9 @@ The batched side provides ``legal_masks(b) -> (N, n) bool``, ``apply(b, actions,
 of the games that take their action; in place), ``play_forced(b, rows, rngs)`` (the forced moves after them),
 ``deal(b, rows, rngs, options)`` (see ``TabletopVectorEnv._deal``), ``observe(b) -> (N, d) float32``,
 ``is_over(b) -> (N,) bool``, ``outcome(b, rows) -> dict`` (the single env's outcome keys, each an array over
-``rows``) and ``forfeit(b, rows)``; optionally ``is_truncated(b)``. Every game's rules are compiled (its ``State``
+``rows``) and ``forfeit(b, rows)``; optionally ``is_truncated(b)``. Where a game's rules step every game in one
+compiled call (``rules.step_rows``), ``step`` uses ``CompiledGames.step`` instead of ``apply``, ``play_forced``,
+``deal``, ``legal_masks`` and ``observe``: one call, on ``num_threads`` threads. Every game's rules are compiled (its ``State``
 a ``FlatState``), so there is no second expression of them: ``CompiledGames`` calls the rules' compiled loops over
 the rows of ``b.data``, the same functions the single env calls on one game, and ``tests/test_vector.py`` holds
 the vector env to the single env, step by step.
@@ -33,6 +35,7 @@ import dataclasses
 from typing import Any
 
 import gymnasium as gym
+import numba
 import numpy as np
 from gymnasium import spaces
 from gymnasium.utils import seeding
@@ -49,7 +52,8 @@ SCALAR_TYPES = (bool, int, float, np.bool_, np.integer, np.floating)
 ROW_ATTRIBUTES = ("action_names", "spec", "observation_space", "action_space", "metadata", "render_mode",
                   "skip_forced", "reward_mode", "illegal_action")
 # The arguments of ``gym.make_vec`` that are the vector env's, not a game's: left out of a row's spec.
-VECTOR_ARGUMENTS = ("num_envs", "vectorization_mode", "vector_kwargs", "wrappers", "autoreset_mode")
+VECTOR_ARGUMENTS = ("num_envs", "vectorization_mode", "vector_kwargs", "wrappers", "autoreset_mode", "num_threads",
+                    "copy")
 
 
 def check_autoreset_mode(mode) -> AutoresetMode:
@@ -171,6 +175,37 @@ class CompiledGames:
     rules: Any
 
     @classmethod
+    def steps_in_one_call(cls) -> bool:
+        """Whether the rules step a vector env's games in one compiled call (``rules.step_rows``): then ``step``
+        does the whole of a step's rules, and may run on several threads."""
+        return hasattr(cls.rules, "step_rows")
+
+    @classmethod
+    def step(cls, b, fresh, actions, taking, starting, rngs, skip_forced, masks, observations, threads) -> None:
+        """A vector env's step in one compiled call (``rules.step_rows``; ``rules.step_rows_on_threads`` on
+        ``threads`` threads): the games ``taking`` take their ``actions`` and play on, the games ``starting`` are
+        dealt as ``deal`` deals them without options (on ``fresh``, a new game's table); every game's legal mask
+        and observation are written into ``masks`` and ``observations``."""
+        arguments = (b.data, actions, taking, starting, fresh, cls.generators(b, rngs), skip_forced, masks,
+                     observations)
+        if threads == 1:
+            cls.rules.step_rows(*arguments)
+            return
+        before = numba.get_num_threads()
+        numba.set_num_threads(threads)  # for this thread's calls only; put back after
+        try:
+            cls.rules.step_rows_on_threads(*arguments)
+        finally:
+            numba.set_num_threads(before)
+
+    @classmethod
+    def generators(cls, b, rngs) -> List:
+        """The games' generators as the compiled loops take them, kept with the batch (``CompiledGenerators``)."""
+        if not hasattr(b, "generators"):
+            b.generators = CompiledGenerators()
+        return b.generators.of(rngs)
+
+    @classmethod
     def apply(cls, b, actions, rows, rngs=None) -> None:
         cls.rules.take_actions(b.data, actions, rows)
 
@@ -184,9 +219,7 @@ class CompiledGames:
         ``deal_rows``: ``rules.deal`` over the rows, no Python per game): each row already holds a new game's table
         (``TabletopVectorEnv._deal``), and a stacked deck is dealt there already."""
         if options.get("deck") is None:
-            if not hasattr(b, "generators"):
-                b.generators = CompiledGenerators()
-            cls.rules.deal_rows(b.data, np.asarray(rows, dtype=np.int64), b.generators.of(rngs))
+            cls.rules.deal_rows(b.data, np.asarray(rows, dtype=np.int64), cls.generators(b, rngs))
 
     @classmethod
     def outcome(cls, b, rows) -> dict:
@@ -245,6 +278,11 @@ class TabletopVectorEnv(VectorEnv):
     (``_illegal_action``: the games an illegal action ended). ``info_of(infos, i)`` gives game i's as the single
     env's info has them.
 
+    ``num_threads`` (default 1): where the rules step every game in one compiled call (``CompiledGames.step``), a
+    step's rows are shared among that many threads, with the same games as one thread. ``copy`` (default True, as
+    in Gymnasium's ``SyncVectorEnv``): False returns, from such a step, the env's own observation array, written
+    over by the next step.
+
     A call that raises (a bad seed, option, reset mask or action array) changes nothing: no game, no generator, no
     mask. An action that names no action (a float, a whole one included, as in the single env and Gymnasium's
     ``Discrete``; a string) is an illegal action of its own game only.
@@ -257,15 +295,31 @@ class TabletopVectorEnv(VectorEnv):
     # Arrays over the games, besides the state, that a deal writes in place: put back when a reset is refused.
     _row_keeps: tuple[str, ...] = ()
 
-    def __init__(self, num_envs: int = 1, *, autoreset_mode=AutoresetMode.NEXT_STEP, **options):
+    def __init__(self, num_envs: int = 1, *, autoreset_mode=AutoresetMode.NEXT_STEP, num_threads: int = 1,
+                 copy: bool = True, **options):
         if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
         mode = check_autoreset_mode(autoreset_mode)
+        self._check_threads(num_threads)
+        if not isinstance(copy, (bool, np.bool_)):
+            raise ValueError(f"copy must be True or False, got {copy!r}")
         if options.get("render_mode") is not None:
             raise ValueError("the vector env does not render; make a single env with render_mode to watch a game")
         options.pop("render_mode", None)
         # One single env checks the options and deals every new game, so a deal is the single env's deal.
-        self._set_up(int(num_envs), self.single_env(**options), mode)
+        self._set_up(int(num_envs), self.single_env(**options), mode, int(num_threads), bool(copy))
+
+    @classmethod
+    def _check_threads(cls, num_threads) -> None:
+        if isinstance(num_threads, bool) or not isinstance(num_threads, (int, np.integer)) or num_threads < 1:
+            raise ValueError(f"num_threads must be a positive integer, got {num_threads!r}")
+        one_call = getattr(getattr(cls, "batch", None), "steps_in_one_call", lambda: False)()
+        if num_threads > 1 and not one_call:
+            raise ValueError(f"num_threads={num_threads}: {cls.__name__} steps on one thread only (threads need a "
+                             f"game whose rules step every game in one compiled call, rules.step_rows)")
+        if num_threads > numba.config.NUMBA_NUM_THREADS:
+            raise ValueError(f"num_threads={num_threads} is more than numba's NUMBA_NUM_THREADS "
+                             f"({numba.config.NUMBA_NUM_THREADS}, by default the machine's cores)")
 
     @classmethod
     def like(cls, env, num_envs: int) -> "TabletopVectorEnv":
@@ -277,8 +331,11 @@ class TabletopVectorEnv(VectorEnv):
         vector._set_up(int(num_envs), dealer, AutoresetMode.NEXT_STEP)
         return vector
 
-    def _set_up(self, num_envs: int, dealer, autoreset_mode: AutoresetMode) -> None:
+    def _set_up(self, num_envs: int, dealer, autoreset_mode: AutoresetMode, num_threads: int = 1,
+                copy: bool = True) -> None:
         self.autoreset_mode = autoreset_mode
+        self.num_threads, self.copy = num_threads, copy
+        self._observations = None  # where a step in one compiled call writes the observations
         self.metadata = {**type(self).metadata, "autoreset_mode": autoreset_mode}
         self.num_envs = num_envs
         self._dealer = dealer
@@ -343,10 +400,7 @@ class TabletopVectorEnv(VectorEnv):
         taking = playing & ~illegal
         if illegal.any():
             self.batch.forfeit(self.state, illegal)
-        self.batch.apply(self.state, actions, taking, self._rngs)
-        self._play_on(taking)
-        if starting.any():
-            self._deal(starting, {})  # as a single env's reset() with no options
+        observations = self._advance(actions, taking, starting)
         over = self.batch.is_over(self.state)
         terminated = over & playing
         truncated = ~over & playing & self._truncated()
@@ -356,17 +410,41 @@ class TabletopVectorEnv(VectorEnv):
         if terminated.any():
             rewards[terminated] = self._final_rewards(outcome)[terminated[ended]]
         if self.autoreset_mode == AutoresetMode.SAME_STEP:
-            return self._start_over_at_once(ended, outcome, illegal, rewards, terminated, truncated)
+            return self._start_over_at_once(ended, outcome, illegal, rewards, terminated, truncated, observations)
         self._needs_reset = ended
-        self._mask = self._legal_masks()
+        if observations is None:
+            self._mask = self._legal_masks()
+            observations = self._observe(self.state)
+        else:
+            self._mask[ended] = True  # the rest written by the step's compiled call
         infos = self._infos(ended, outcome, illegal)
-        return self._observe(self.state), rewards, terminated, truncated, infos
+        return observations, rewards, terminated, truncated, infos
 
-    def _start_over_at_once(self, ended, outcome, illegal, rewards, terminated, truncated):
+    def _advance(self, actions, taking, starting):
+        """The games ``taking`` take their ``actions`` and play on to their next decisions, the games ``starting``
+        begin new ones (as a single env's ``reset()`` without options). Where the rules do all of that in one
+        compiled call (run on ``num_threads`` threads), the call also writes every game's legal mask (the env's
+        mask, in place) and observation; returns those observations as ``step`` returns them (the env's own array
+        with ``copy=False``); else None."""
+        if not self.batch.steps_in_one_call():
+            self.batch.apply(self.state, actions, taking, self._rngs)
+            self._play_on(taking)
+            if starting.any():
+                self._deal(starting, {})
+            return None
+        if self._observations is None:
+            self._observations = np.empty((self.num_envs, self.batch.rules.OBSERVATION_SIZE), dtype=np.float32)
+        self.batch.step(self.state, self.fresh_game({}).data, actions, taking, starting, self._rngs,
+                        self.skip_forced, self._mask, self._observations, self.num_threads)
+        observations = self._dealer.with_features(self._observations)
+        return observations.copy() if self.copy and observations is self._observations else observations
+
+    def _start_over_at_once(self, ended, outcome, illegal, rewards, terminated, truncated, observations=None):
         """The end of ``step`` with ``SAME_STEP`` autoreset: the finished games' last observations and infos (as
         the next-step mode would report them) go to ``final_obs`` and ``final_info``, and their rows start the next
-        games now."""
-        observations = self._observe(self.state)
+        games now. ``observations``: every game's, where the step has them already."""
+        if observations is None:
+            observations = self._observe(self.state)
         final = {}
         if ended.any():
             games = np.flatnonzero(ended)

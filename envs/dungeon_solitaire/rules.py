@@ -13,10 +13,11 @@ Cards are the suite's card ids (``envs/core/cards.py``). The draw pile is ``deck
 
 from __future__ import annotations
 
+import numba
 import numpy as np
 
 from ..core.cards import JOKERS, RANK, SUIT, card, card_code, parse_deck, shuffled
-from ..core.compiled import compiled, only_action
+from ..core.compiled import compiled, on_threads, only_action
 from ..core.state import FlatState, lay_out
 from ..core.turn import CompiledTurn, one_game
 
@@ -657,3 +658,27 @@ def fill_legal_masks(data, masks):
 def fill_observations(data, observations):
     for i in range(data.shape[0]):
         fill_observation(data[i], observations[i])
+
+
+@compiled
+def step_rows(data, actions, taking, starting, fresh, rngs, skip_forced, masks, observations):
+    """One step of a vector env in one call: each game ``taking`` takes its action (and, with ``skip_forced``, plays
+    on while it has one legal action), each game ``starting`` is dealt anew (``fresh``, one new game's table, then
+    ``deal`` with its own generator); then every game's legal mask and observation are written in place. A game's
+    row depends on nothing but itself and its generator, so ``step_rows_on_threads`` shares the games among
+    ``numba.set_num_threads`` threads, and any number of threads gives what one gives."""
+    for i in numba.prange(data.shape[0]):
+        a = data[i]
+        if taking[i]:
+            take_action(a, actions[i])
+            if skip_forced:
+                fill_legal_mask(a, masks[i])
+                play_forced(a, masks[i])
+        elif starting[i]:
+            a[:] = fresh
+            _compiled_deal(a, rngs[np.int64(i)])  # (prange counts in unsigned integers)
+        fill_legal_mask(a, masks[i])
+        fill_observation(a, observations[i])
+
+
+step_rows_on_threads = on_threads(step_rows)
