@@ -336,10 +336,11 @@ class TabletopEnv(HoldsOneGame, gym.Env):
 
     def numeric_outcome(self) -> dict[str, Any]:
         """``outcome()`` as the info holds it: numpy numbers and arrays, ``result`` as its code in
-        ``RESULT_NAMES``."""
-        outcome = self.outcome()
-        outcome["result"] = np.int64(self.RESULT_NAMES.index(outcome["result"]))
-        return {key: np.asarray(value)[()] for key, value in outcome.items()}
+        ``RESULT_NAMES``. Read off the rules' ``outcomes`` of this one game (the arrays a vector env's infos hold),
+        which ``outcome()`` turns into Python's values."""
+        outcome = {key: values[0] for key, values in self.rules.outcomes(self.state.data[None]).items()}
+        outcome["result"] = np.int64(self.rules.RESULT_NAMES.index(outcome["result"]))
+        return outcome
 
     def _blank_outcome(self) -> dict[str, Any]:
         """The outcome keys as the info holds them before the end: each a zero of its dtype and shape (read once,
