@@ -11,10 +11,13 @@ import numba
 import numpy as np
 from numba.typed import List
 
+from ...envs.core.compiled import compiled
 
-@numba.njit
+
+@compiled
 def random_legal_actions(masks, chooser, actions):
-    """A uniformly random legal action of each row of ``masks``, drawn with ``chooser`` (a numpy generator)."""
+    """A uniformly random legal action of each row of ``masks`` (none all zeros), drawn with ``chooser`` (a numpy
+    generator): the random player of every vector row of the bench and of this loop."""
     for i in range(masks.shape[0]):
         legal = 0
         for action in range(masks.shape[1]):
