@@ -16,9 +16,9 @@ vector env's speed as a multiple of the SyncVectorEnv's. A game whose rules step
 (``rules.step_rows``) adds N=1024 on ``THREADS`` threads (``make_vec(..., num_threads=2)``) and its ceiling:
 ``<id> compiled loop N=1024``, that call alone (``kernel.py``: random legal play chosen in compiled code too, no
 Python between steps), and the vector table gives the native N=1024 row's share of it. Where torch is installed
-(the ``rl`` extra), each such
-game adds the training speed of the project's masked PPO (``benchmarks/training/ppo.py``, its default settings: 64 games,
-rollouts, updates and all) in env-steps per second: ``masked PPO training on <id>``.
+(the ``rl`` extra), each game with a native vector env adds the training speed of the project's masked PPO
+(``benchmarks/training/ppo.py``, its default settings: 64 games, rollouts, updates and all) in env-steps per
+second: ``masked PPO training on <id>``.
 """
 
 from __future__ import annotations

@@ -12,10 +12,10 @@ of the games that take their action; in place), ``play_forced(b, rows, rngs)`` (
 ``is_over(b) -> (N,) bool``, ``outcome(b, rows) -> dict`` (the single env's outcome keys, each an array over
 ``rows``) and ``forfeit(b, rows)``; optionally ``is_truncated(b)``. Where a game's rules step every game in one
 compiled call (``rules.step_rows``), ``step`` uses ``CompiledGames.step`` instead of ``apply``, ``play_forced``,
-``deal``, ``legal_masks`` and ``observe``: one call, on ``num_threads`` threads. Every game's rules are compiled (its ``State``
-a ``FlatState``), so there is no second expression of them: ``CompiledGames`` calls the rules' compiled loops over
-the rows of ``b.data``, the same functions the single env calls on one game, and ``tests/test_vector.py`` holds
-the vector env to the single env, step by step.
+``deal``, ``legal_masks`` and ``observe``: one call, on ``num_threads`` threads. Every game's rules are compiled
+(its ``State`` a ``FlatState``), so there is no second expression of them: ``CompiledGames`` calls the rules'
+compiled loops over the rows of ``b.data``, the same functions the single env calls on one game, and
+``tests/test_vector.py`` holds the vector env to the single env, step by step.
 
 A game played against scripted opponents (a multi-player game's single-agent view) sets ``batch`` to an object
 that fills in each game's learner seat where its batched rules take a seat (``observe``, ``outcome``,
