@@ -351,8 +351,14 @@ class TabletopEnv(HoldsOneGame, gym.Env):
         from the first game, as the vector env reads its columns)."""
         if self._blank is None:
             self._blank = {key: np.zeros_like(value)[()] for key, value in self.numeric_outcome().items()}
-        # numpy scalars are immutable: only arrays (a seat's points) are copied
-        return {key: value.copy() if isinstance(value, np.ndarray) else value for key, value in self._blank.items()}
+            self._blank_arrays = [key for key, value in self._blank.items() if isinstance(value, np.ndarray)]
+        # numpy scalars are immutable: only arrays (a seat's points) are copied. (A copy of the dict and then of its
+        # arrays, which a solitaire has none of, takes a seventh of a comprehension's time: half a microsecond of
+        # every step.)
+        blank = dict(self._blank)
+        for key in self._blank_arrays:
+            blank[key] = blank[key].copy()
+        return blank
 
     def _shown_mask(self, over: bool) -> np.ndarray:
         """The mask ``action_masks()`` and the info show: the legal actions, and all ones once the episode is over.
