@@ -706,8 +706,9 @@ class TabletopVectorEnv(VectorEnv):
         result as its code in ``RESULT_NAMES``."""
         arrays = dict(outcome)
         if "result" in arrays:
-            codes = {name: code for code, name in enumerate(self.RESULT_NAMES)}
-            arrays["result"] = np.array([codes[name] for name in arrays["result"].tolist()], dtype=np.int64)
+            names = np.asarray(self.RESULT_NAMES)
+            order = np.argsort(names)  # each name's code, found by a binary search of the names in order
+            arrays["result"] = order[np.searchsorted(names, arrays["result"], sorter=order)].astype(np.int64)
         return arrays
 
     def _outcome_columns(self) -> dict:
