@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import numba
 import numpy as np
-from numba.typed import List
 
 from ...envs.core.compiled import compiled
 
@@ -32,13 +31,13 @@ def random_legal_actions(masks, chooser, actions):
 
 
 @numba.njit
-def play_steps(step_rows, data, fresh, masks, observations, actions, taking, starting, rngs, chooser, steps,
-               at_result, playing, skip_forced):
-    """``steps`` steps of every game in ``data`` with the game's ``step_rows`` (``taking`` and ``starting``: which
-    games play on and which are dealt at the next step)."""
+def play_steps(step_rows, arguments, data, masks, actions, taking, starting, chooser, steps, at_result, playing):
+    """``steps`` steps of every game in ``data`` with the game's ``step_rows(*arguments)`` (``arguments`` holds
+    ``data``, ``masks``, ``actions``, and ``taking`` and ``starting``: which games play on and which are dealt at
+    the next step)."""
     for _ in range(steps):
         random_legal_actions(masks, chooser, actions)
-        step_rows(data, actions, taking, starting, fresh, rngs, skip_forced, masks, observations)
+        step_rows(*arguments)
         for i in range(data.shape[0]):
             starting[i] = data[i, at_result] != playing
             taking[i] = not starting[i]
@@ -47,26 +46,26 @@ def play_steps(step_rows, data, fresh, masks, observations, actions, taking, sta
 
 
 class CompiledLoop:
-    """The compiled loop of ``num_envs`` games of the native vector env ``vector`` (reset with ``seed``), ready to
-    play ``steps`` steps at a time."""
+    """The compiled loop of the games of the native vector env ``vector`` (reset with ``seed``; the loop plays its
+    games on from there), ready to play ``steps`` steps at a time."""
 
     def __init__(self, vector, seed: int = 0):
         vector.reset(seed=seed)
         self.rules = vector.batch.rules
-        self.skip_forced = vector.skip_forced
-        self.data = vector.state.data.copy()
-        self.fresh = vector.fresh_game({}).data.copy()
+        self.data = vector.state.data
         self.masks = vector.action_masks()
         self.observations = np.zeros((len(self.data), self.rules.OBSERVATION_SIZE), dtype=np.float32)
         self.actions = np.zeros(len(self.data), dtype=np.int64)
         self.taking = np.ones(len(self.data), dtype=bool)
         self.starting = np.zeros(len(self.data), dtype=bool)
-        self.rngs = List([np.random.default_rng([seed, i]) for i in range(len(self.data))])
+        self.rngs = vector._rngs
+        self.arguments = vector.batch.step_arguments(vector.state, vector.fresh_game({}), self.actions, self.taking,
+                                                     self.starting, self.rngs, vector.skip_forced, self.masks,
+                                                     self.observations)
         self.chooser = np.random.default_rng(seed)
 
     def play(self, steps: int) -> int:
         """Play ``steps`` steps of every game; the env-steps played."""
-        play_steps(self.rules.step_rows, self.data, self.fresh, self.masks, self.observations, self.actions,
-                   self.taking, self.starting, self.rngs, self.chooser, steps, self.rules.AT_RESULT,
-                   self.rules.PLAYING, self.skip_forced)
+        play_steps(self.rules.step_rows, self.arguments, self.data, self.masks, self.actions, self.taking,
+                   self.starting, self.chooser, steps, self.rules.AT_RESULT, self.rules.PLAYING)
         return steps * len(self.data)

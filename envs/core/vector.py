@@ -182,12 +182,22 @@ class CompiledGames:
 
     @classmethod
     def step(cls, b, fresh, actions, taking, starting, rngs, skip_forced, masks, observations, threads) -> None:
-        """A vector env's step in one compiled call (``rules.step_rows``; ``rules.step_rows_on_threads`` on
-        ``threads`` threads): the games ``taking`` take their ``actions`` and play on, the games ``starting`` are
-        dealt as ``deal`` deals them without options (on ``fresh``, a new game's table); every game's legal mask
-        and observation are written into ``masks`` and ``observations``."""
-        arguments = (b.data, actions, taking, starting, fresh, cls.generators(b, rngs), skip_forced, masks,
-                     observations)
+        """A vector env's step in one compiled call (``rules.step_rows``) on ``threads`` threads: the games
+        ``taking`` take their ``actions`` and play on, the games ``starting`` are dealt as ``deal`` deals them
+        without options (on ``fresh``, a new game); every game's legal mask and observation are written into
+        ``masks`` and ``observations``."""
+        cls.run_step(cls.step_arguments(b, fresh, actions, taking, starting, rngs, skip_forced, masks, observations),
+                     threads)
+
+    @classmethod
+    def step_arguments(cls, b, fresh, actions, taking, starting, rngs, skip_forced, masks, observations) -> tuple:
+        """What ``rules.step_rows`` takes for that step (the bench's compiled loop makes the same call)."""
+        return (b.data, actions, taking, starting, fresh.data, cls.generators(b, rngs), skip_forced, masks,
+                observations)
+
+    @classmethod
+    def run_step(cls, arguments: tuple, threads: int) -> None:
+        """``rules.step_rows(*arguments)``, or on more than one thread ``rules.step_rows_on_threads``."""
         if threads == 1:
             cls.rules.step_rows(*arguments)
             return
@@ -434,7 +444,7 @@ class TabletopVectorEnv(VectorEnv):
             return None
         if self._observations is None:
             self._observations = np.empty((self.num_envs, self.batch.rules.OBSERVATION_SIZE), dtype=np.float32)
-        self.batch.step(self.state, self.fresh_game({}).data, actions, taking, starting, self._rngs,
+        self.batch.step(self.state, self.fresh_game({}), actions, taking, starting, self._rngs,
                         self.skip_forced, self._mask, self._observations, self.num_threads)
         observations = self._dealer.with_features(self._observations)
         return observations.copy() if self.copy and observations is self._observations else observations

@@ -23,9 +23,10 @@ from __future__ import annotations
 
 from functools import lru_cache
 
+import numba
 import numpy as np
 
-from ..core.compiled import compiled
+from ..core.compiled import compiled, on_threads
 from ..core.state import FlatState, lay_out
 from ..core.turn import CompiledTurn, one_game
 from .levels import ADVENTURER_START, LEVELS, MAX_MONSTERS, MONSTERS, NUM_LEVELS, SIZE
@@ -1075,3 +1076,40 @@ def fill_legal_masks(data, masks):
 def fill_observations(data, observations):
     for i in range(data.shape[0]):
         fill_observation(data[i], observations[i])
+
+
+@compiled
+def refill(bank, rng):
+    """Fill a vector env's bank of one game's dice (``bank[0]``: the index of its next die, the dice after it): the
+    dice still in it first, then new ones drawn from the game's generator ``rng``, as many as the bank holds. One
+    call's draw gives the dice of drawing three at a time (numba's ``integers`` draws what numpy's does)."""
+    left = len(bank) - bank[0]
+    bank[1:1 + left] = bank[bank[0]:].copy()
+    bank[1 + left:] = rng.integers(1, DIE_FACES + 1, size=len(bank) - 1 - left)
+    bank[0] = 1
+
+
+@compiled
+def step_rows(data, actions, taking, starting, fresh, rolls, banks, rngs, skip_forced, masks, observations):
+    """One step of a vector env in one call: each game ``taking`` takes its action (``take_turn``: its dice paid,
+    and with ``skip_forced`` its forced moves), each game ``starting`` is started anew from ``fresh`` (a new game's
+    data; its fixed ``rolls`` already in place), its bank refilled from its own generator whenever it runs short;
+    then every game's legal mask and observation are written in place. A game's row depends on nothing but itself,
+    its bank and its generator, so ``step_rows_on_threads`` shares the games among threads, with the same games."""
+    for i in numba.prange(data.shape[0]):
+        a, bank, rng = data[i], banks[i], rngs[np.int64(i)]  # (prange counts in unsigned integers)
+        if taking[i]:
+            done = take_turn(a, actions[i], skip_forced, rolls[i], bank)
+            while not done:
+                refill(bank, rng)
+                done = continue_turn(a, skip_forced, rolls[i], bank)
+        elif starting[i]:
+            a[:] = fresh
+            start_game(a, rolls[i])
+            while not pay_dice(a, bank):
+                refill(bank, rng)
+        fill_legal_mask(a, masks[i])
+        fill_observation(a, observations[i])
+
+
+step_rows_on_threads = on_threads(step_rows)

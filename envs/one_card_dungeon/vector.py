@@ -8,7 +8,7 @@ import numpy as np
 from ..core.vector import CompiledGames, TabletopVectorEnv
 from . import rules
 from .env import OneCardDungeonEnv
-from .rules import AT_RESULT, DIE_FACES
+from .rules import AT_RESULT
 
 _ENDED = np.array([rules.WON, rules.LOST, rules.FORFEITED])
 BANK_SIZE = 96
@@ -39,11 +39,7 @@ class DiceBank:
     def refill(self, rows: np.ndarray, rngs: list) -> None:
         """Fill the bank of every game ``rows`` selects: the dice still in it first, then its generator's."""
         for i in np.flatnonzero(rows):
-            bank = self.dice[i]
-            left = bank[bank[0]:].copy()
-            bank[1:1 + len(left)] = left
-            bank[1 + len(left):] = rngs[i].integers(1, DIE_FACES + 1, size=BANK_SIZE - len(left))
-            bank[0] = 1
+            rules.refill(self.dice[i], rngs[i])
 
 
 def _read_only(rolls: np.ndarray) -> np.ndarray:
@@ -55,8 +51,10 @@ def _read_only(rolls: np.ndarray) -> np.ndarray:
 
 class Games(CompiledGames):
     """The batched side of ``TabletopVectorEnv`` for One Card Dungeon (see ``CompiledGames``): a ``Batch`` of its
-    states also holds ``rolls`` (N, 3 * max_turns) and, once dice are drawn, its ``DiceBank``. Each compiled loop
-    reports the games whose bank ran short (``waiting``); their banks are filled and they carry on."""
+    states also holds ``rolls`` (N, 3 * max_turns) and, once dice are drawn, its ``DiceBank``. A step is one
+    compiled call (``rules.step_rows``) that refills a bank that runs short from its game's generator; the other
+    loops (a reset's deal, a search's playouts) report the games whose bank ran short (``waiting``), whose banks are
+    filled here and which carry on."""
 
     rules = rules
 
@@ -99,6 +97,19 @@ class Games(CompiledGames):
         bank, waiting = cls._banks(b, rngs)
         rules.start_games(b.data, starting, _read_only(b.rolls), bank.dice, waiting)
         cls._pay(b, bank, waiting, rngs)
+
+    @classmethod
+    def step(cls, b, fresh, actions, taking, starting, *rest) -> None:
+        """``CompiledGames.step``, the games that start given a new game's fixed rolls first; each game's dice bank
+        is refilled inside the compiled call from its own generator (the dice the Python refill would draw)."""
+        b.rolls[starting] = fresh.rolls
+        super().step(b, fresh, actions, taking, starting, *rest)
+
+    @classmethod
+    def step_arguments(cls, b, fresh, actions, taking, starting, rngs, skip_forced, masks, observations) -> tuple:
+        bank, _ = cls._banks(b, rngs)
+        return (b.data, actions, taking, starting, fresh.data, _read_only(b.rolls), bank.dice,
+                cls.generators(b, rngs), skip_forced, masks, observations)
 
     @staticmethod
     def is_over(b) -> np.ndarray:
