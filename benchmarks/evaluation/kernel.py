@@ -58,7 +58,7 @@ class CompiledLoop:
         self.actions = np.zeros(len(self.data), dtype=np.int64)
         self.taking = np.ones(len(self.data), dtype=bool)
         self.starting = np.zeros(len(self.data), dtype=bool)
-        self.rngs = vector._rngs
+        self.rngs = [np.random.default_rng([seed, i]) for i in range(len(self.data))]  # the loop's own deals
         self.arguments = vector.batch.step_arguments(vector.state, vector.fresh_game({}), self.actions, self.taking,
                                                      self.starting, self.rngs, vector.skip_forced, self.masks,
                                                      self.observations)
