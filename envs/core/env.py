@@ -340,9 +340,8 @@ class TabletopEnv(HoldsOneGame, gym.Env):
         env's infos hold, which ``outcome()`` turns into Python's values: quicker than the way back)."""
         outcomes = getattr(self.rules, "outcomes", None)
         if outcomes is not None:
-            outcome = {key: values[0] for key, values in outcomes(self.state.data[None]).items()}
-        else:
-            outcome = {key: np.asarray(value)[()] for key, value in self.outcome().items()}
+            return {key: values[0] for key, values in outcomes(self.state.data[None]).items()}
+        outcome = {key: np.asarray(value)[()] for key, value in self.outcome().items()}
         outcome["result"] = np.int64(self.RESULT_NAMES.index(outcome["result"]))
         return outcome
 

@@ -415,7 +415,7 @@ class TabletopVectorEnv(VectorEnv):
         terminated = over & playing
         truncated = ~over & playing & self._truncated()
         ended = terminated | truncated
-        outcome = self._outcome_arrays(self.batch.outcome(self.state, ended)) if ended.any() else {}
+        outcome = self.batch.outcome(self.state, ended) if ended.any() else {}
         rewards = np.zeros(self.num_envs, dtype=np.float64)
         if terminated.any():
             rewards[terminated] = self._final_rewards(outcome)[terminated[ended]]
@@ -711,21 +711,12 @@ class TabletopVectorEnv(VectorEnv):
         masks[self._needs_reset] = True
         return masks
 
-    def _outcome_arrays(self, outcome: dict) -> dict:
-        """The batched rules' outcome (arrays over the games that ended) as the infos hold it: numbers only, the
-        result as its code in ``RESULT_NAMES``."""
-        arrays = dict(outcome)
-        if "result" in arrays:
-            names = np.asarray(self.RESULT_NAMES)
-            order = np.argsort(names)  # each name's code, found by a binary search of the names in order
-            arrays["result"] = order[np.searchsorted(names, arrays["result"], sorter=order)].astype(np.int64)
-        return arrays
 
     def _outcome_columns(self) -> dict:
         """The outcome keys of the infos, each with its dtype and the shape of one game's value: read once from the
         outcome of no game, so that every reset and step has the same keys."""
         if self._columns is None:
-            empty = self._outcome_arrays(self.batch.outcome(self.state, np.zeros(self.num_envs, dtype=bool)))
+            empty = self.batch.outcome(self.state, np.zeros(self.num_envs, dtype=bool))
             self._columns = {key: (values.dtype, values.shape[1:]) for key, values in empty.items()}
         return self._columns
 

@@ -409,25 +409,25 @@ def determinize(s: State, rng: np.random.Generator) -> State:
 
 # ---------------------------------------------------------------- end and score
 
-_RESULTS = np.array(RESULT_NAMES)
 
 
 def outcomes(data: np.ndarray) -> dict:
     """The outcome of each game, a row of ``data`` each, as arrays (what a vector env's infos hold): ``won`` (all
-    12 zombies killed), ``score`` (cards left in the draw pile on a win, else 0), ``kills``, ``result``, ``turn``."""
+    12 zombies killed), ``score`` (cards left in the draw pile on a win, else 0), ``kills``, ``result`` (the code
+    of a name in ``RESULT_NAMES``), ``turn``."""
     won = data[:, AT_RESULT] == WON
     return {
         "won": won,
         "score": np.where(won, data[:, AT_END] - data[:, AT_TOP], 0),
         "kills": data[:, AT_KILLS],
-        "result": _RESULTS[data[:, AT_RESULT]],
+        "result": data[:, AT_RESULT].copy(),
         "turn": data[:, AT_TURN],
     }
 
 
 def outcome(s: State) -> dict:
     """``outcomes`` of the game ``s``, as Python's values."""
-    return one_game(outcomes(s.data[None]))
+    return one_game(outcomes(s.data[None]), RESULT_NAMES)
 
 
 # ---------------------------------------------------------------- what the player sees

@@ -26,7 +26,7 @@ from functools import lru_cache
 import numba
 import numpy as np
 
-from ..core.compiled import compiled, on_threads
+from ..core.compiled import compiled, generator_list, on_threads
 from ..core.state import FlatState, lay_out
 from ..core.turn import CompiledTurn, one_game
 from .levels import ADVENTURER_START, LEVELS, MAX_MONSTERS, MONSTERS, NUM_LEVELS, SIZE
@@ -814,9 +814,16 @@ def dice_from(rng: np.random.Generator | None, count: int) -> np.ndarray:
     if rng is None:
         raise ValueError("the dice need a random generator: the fixed rolls have run out")
     bank = np.empty(1 + count, dtype=np.int64)
-    bank[0] = 1
-    bank[1:] = rng.integers(1, DIE_FACES + 1, size=count)
+    roll_dice(bank, generator_list(rng))
     return bank
+
+
+@compiled
+def roll_dice(bank, rngs):
+    """``dice_from``'s draw: ``bank[1:]`` thrown with the generator in ``rngs`` (a typed list of one), as one call
+    to ``integers(1, 7)``, which numba draws as numpy does (and four times as fast, from a list)."""
+    bank[0] = 1
+    bank[1:] = rngs[0].integers(1, DIE_FACES + 1, size=len(bank) - 1)
 
 
 def _pay_from(s: State, rng) -> None:
@@ -873,16 +880,16 @@ def is_truncated(s: State) -> bool:
     return s.result == TRUNCATED
 
 
-_RESULTS = np.array(RESULT_NAMES)
 
 
 def outcomes(data: np.ndarray) -> dict:
     """The outcome of each game, a row of ``data`` each, as arrays (what a vector env's infos hold): ``won``,
-    ``score`` (the last level completed), ``result``, ``level`` and ``turn``."""
+    ``score`` (the last level completed), ``result`` (the code of a name in ``RESULT_NAMES``), ``level`` and
+    ``turn``."""
     return {
         "won": data[:, AT_RESULT] == WON,
         "score": data[:, AT_CLEARED],
-        "result": _RESULTS[data[:, AT_RESULT]],
+        "result": data[:, AT_RESULT].copy(),
         "level": data[:, AT_LEVEL],
         "turn": data[:, AT_TURN],
     }
@@ -890,7 +897,7 @@ def outcomes(data: np.ndarray) -> dict:
 
 def outcome(s: State) -> dict:
     """``outcomes`` of the game ``s``, as Python's values."""
-    return one_game(outcomes(s.data[None]))
+    return one_game(outcomes(s.data[None]), RESULT_NAMES)
 
 
 # ---------------------------------------------------------------- what the player sees

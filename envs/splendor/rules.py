@@ -601,7 +601,6 @@ def rewards(s: State) -> list[float]:
 
 # The results an outcome reads: the table's, and "truncated" for a game cut short (the code of each in the infos).
 OUTCOME_RESULT_NAMES = RESULT_NAMES + ("truncated",)
-_RESULTS = np.array(OUTCOME_RESULT_NAMES)
 _MOST = np.iinfo(np.int64).max
 
 
@@ -610,7 +609,7 @@ def outcomes(data: np.ndarray, seats: np.ndarray) -> dict:
     in ``seats``, as arrays (what a vector env's infos hold; ``points`` and ``winners`` a list per game): ``won``
     (the seat is among the winners), ``score`` (its points), every seat's ``points``, the ``winners`` (most points;
     on a tie the fewest purchased cards; still tied, a shared win; none while playing or after a forfeit) and the
-    table's ``result`` ("truncated" for a game cut short)."""
+    table's ``result`` (the code of a name in ``OUTCOME_RESULT_NAMES``, "truncated" for a game cut short)."""
     n = int(data[0, AT_NUM_PLAYERS]) if len(data) else MIN_PLAYERS
     points = data[:, AT_POINTS:AT_POINTS + n]
     cards = data[:, AT_CARDS:AT_CARDS + n]
@@ -626,13 +625,13 @@ def outcomes(data: np.ndarray, seats: np.ndarray) -> dict:
         "score": points[games, seats],
         "points": [row.tolist() for row in points],
         "winners": [np.flatnonzero(row).tolist() for row in won],
-        "result": _RESULTS[np.where(truncated, len(RESULT_NAMES), data[:, AT_RESULT])],
+        "result": np.where(truncated, len(RESULT_NAMES), data[:, AT_RESULT]),
     }
 
 
 def outcome(s: State, seat: int = 0) -> dict:
     """``outcomes`` of the game ``s`` for ``seat``, as Python's values."""
-    return one_game(outcomes(s.data[None], np.array([seat], dtype=np.int64)))
+    return one_game(outcomes(s.data[None], np.array([seat], dtype=np.int64)), OUTCOME_RESULT_NAMES)
 
 
 # ---------------------------------------------------------------- what a player sees

@@ -45,9 +45,20 @@ class LearnerGames(CompiledGames):
         rules.forfeit_rows(b.data, rows, self.seats)
 
     def outcome(self, b, rows) -> dict:
-        """``rules.outcome`` of each game ``rows`` selects, for its learner's seat, as arrays (``points`` and
-        ``winners`` as lists per game, as ``rules.outcomes`` gives them)."""
-        return rules.outcomes(b.data[rows], self.seats[rows])
+        """``rules.outcomes`` of each game ``rows`` selects, for its learner's seat, as the infos hold them: its
+        lists of each game's points and winners as rows of a (games, num_players) array, the points and whether
+        each seat won."""
+        data = b.data[rows]
+        outcome = rules.outcomes(data, self.seats[rows])
+        num_players = int((data if len(data) else b.data)[0, rules.AT_NUM_PLAYERS])
+        games = len(outcome["won"])
+        points = np.zeros((games, num_players), dtype=np.int64)
+        winners = np.zeros((games, num_players), dtype=bool)
+        for k, (seat_points, seats) in enumerate(zip(outcome["points"], outcome["winners"])):
+            points[k] = seat_points
+            winners[k, seats] = True
+        outcome["points"], outcome["winners"] = points, winners
+        return outcome
 
 
 class SplendorVectorEnv(TabletopVectorEnv):
@@ -118,19 +129,6 @@ class SplendorVectorEnv(TabletopVectorEnv):
 
     def _play_on(self, rows: np.ndarray) -> None:
         self._until_learner_decides(rows, self.skip_forced)
-
-    def _outcome_arrays(self, outcome: dict) -> dict:
-        """As the solitaires', and the lists of each game's points and winners as rows of a (games, num_players)
-        array: the points, and whether each seat won."""
-        arrays = super()._outcome_arrays(outcome)
-        games = len(arrays["won"])
-        points = np.zeros((games, self.num_players), dtype=np.int64)
-        winners = np.zeros((games, self.num_players), dtype=bool)
-        for k, (seat_points, seats) in enumerate(zip(outcome["points"], outcome["winners"])):
-            points[k] = seat_points
-            winners[k, seats] = True
-        arrays["points"], arrays["winners"] = points, winners
-        return arrays
 
     def _final_rewards(self, outcome: dict) -> np.ndarray:
         if self.reward_mode == "score":
