@@ -233,7 +233,7 @@ class CompiledGames:
 
     @classmethod
     def outcome(cls, b, rows) -> dict:
-        """``rules.outcome`` of each game ``rows`` selects, as arrays."""
+        """``rules.outcome`` of each game ``rows`` selects (indices, or a mask), as arrays."""
         return cls.rules.outcomes(b.data[rows])
 
     @classmethod
@@ -415,7 +415,7 @@ class TabletopVectorEnv(VectorEnv):
         terminated = over & playing
         truncated = ~over & playing & self._truncated()
         ended = terminated | truncated
-        outcome = self.batch.outcome(self.state, ended) if ended.any() else {}
+        outcome = self.batch.outcome(self.state, np.flatnonzero(ended)) if ended.any() else {}
         rewards = np.zeros(self.num_envs, dtype=np.float64)
         if terminated.any():
             rewards[terminated] = self._final_rewards(outcome)[terminated[ended]]
@@ -442,12 +442,12 @@ class TabletopVectorEnv(VectorEnv):
             if starting.any():
                 self._deal(starting, {})
             return None
-        if self._observations is None:
-            self._observations = np.empty((self.num_envs, self.batch.rules.OBSERVATION_SIZE), dtype=np.float32)
+        shape = (self.num_envs, self.batch.rules.OBSERVATION_SIZE)
+        if self.copy or self._observations is None:  # a new array is quicker to fill than a full one to copy
+            self._observations = np.empty(shape, dtype=np.float32)
         self.batch.step(self.state, self.fresh_game({}), actions, taking, starting, self._rngs,
                         self.skip_forced, self._mask, self._observations, self.num_threads)
-        observations = self._dealer.with_features(self._observations)
-        return observations.copy() if self.copy and observations is self._observations else observations
+        return self._dealer.with_features(self._observations)
 
     def _start_over_at_once(self, ended, outcome, illegal, rewards, terminated, truncated, observations=None):
         """The end of ``step`` with ``SAME_STEP`` autoreset: the finished games' last observations and infos (as
@@ -725,10 +725,11 @@ class TabletopVectorEnv(VectorEnv):
         just ended; ``illegal_action`` for the games an illegal action ended."""
         masks = self._mask if masks is None else masks
         infos = {"action_mask": masks.astype(np.int8), "_action_mask": np.ones(self.num_envs, dtype=bool)}
+        games = np.flatnonzero(ended) if outcome else None  # (indices: five times as quick as the mask, per key)
         for key, (dtype, shape) in self._outcome_columns().items():
             column = np.zeros((self.num_envs, *shape), dtype=dtype)
             if key in outcome:
-                column[ended] = outcome[key]
+                column[games] = outcome[key]
             infos[key], infos["_" + key] = column, ended.copy()
         infos["illegal_action"], infos["_illegal_action"] = illegal.copy(), illegal.copy()
         return infos

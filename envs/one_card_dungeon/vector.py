@@ -10,7 +10,7 @@ from . import rules
 from .env import OneCardDungeonEnv
 from .rules import AT_RESULT
 
-_ENDED = np.array([rules.WON, rules.LOST, rules.FORFEITED])
+_ENDED = np.isin(np.arange(len(rules.RESULT_NAMES)), [rules.WON, rules.LOST, rules.FORFEITED])  # per result code
 BANK_SIZE = 96
 
 
@@ -113,7 +113,7 @@ class Games(CompiledGames):
 
     @staticmethod
     def is_over(b) -> np.ndarray:
-        return np.isin(b.data[:, AT_RESULT], _ENDED)  # a truncated game is over too, but not ended by the rules
+        return _ENDED[b.data[:, AT_RESULT]]  # a truncated game is over too, but not ended by the rules
 
     @staticmethod
     def is_truncated(b) -> np.ndarray:
