@@ -464,6 +464,7 @@ def test_the_throughput_benchmark_times_the_view_natively_beside_sync(tmp_path):
     for n in throughput.VECTOR_SIZES:
         assert f"| {ENV_ID} vector N={n} |" in table
     assert f"| {ENV_ID} SyncVectorEnv N=64 |" in table and f"| {ENV_ID} (random opponent) |" in table
+    assert f"| {ENV_ID} (random opponent) vector N={throughput.COMPARED_SIZE} |" in table
     assert f"\n| {ENV_ID} | " in table.split("vs Sync |")[1]  # its row in the table of vector envs
 
 

@@ -217,7 +217,7 @@ def _training_subjects(games) -> dict:
 
 def _multiplayer_subjects(entry) -> dict:
     """A game of several players: its AEC env beside PettingZoo's Texas Hold'em, and its view against the random
-    opponent."""
+    opponent, single and vector."""
     from pettingzoo.classic import texas_holdem_v4
 
     aec, env_id = entry.aec_module(), entry.id
@@ -230,6 +230,9 @@ def _multiplayer_subjects(entry) -> dict:
         view: lambda d, s: _time_gym(gym.make(env_id, opponent="random"), d, s, masked=True),
         view + " (unwrapped)": lambda d, s: _time_gym(gym.make(env_id, opponent="random").unwrapped, d, s,
                                                       masked=True),
+        vector_name(view, COMPARED_SIZE): lambda d, s: _time_vector(
+            gym.make_vec(env_id, num_envs=COMPARED_SIZE, vectorization_mode="vector_entry_point",
+                         opponent="random"), d, s),
     }
 
 

@@ -54,8 +54,8 @@ class CompiledTurn:
 
 
 def one_game(outcomes: dict, result_names) -> dict:
-    """The first game's values of ``outcomes`` (arrays over games, or lists of a list per game) as Python's values,
-    its result code by name in ``result_names``: a game's ``outcome``."""
-    game = {key: values[0].item() if isinstance(values, np.ndarray) else values[0] for key, values in outcomes.items()}
+    """The first game's values of ``outcomes`` (arrays over games) as Python's values (a row as a list), its result
+    code by name in ``result_names``: a game's ``outcome``."""
+    game = {key: values[0].tolist() for key, values in outcomes.items()}
     game["result"] = result_names[game["result"]]
     return game

@@ -6,16 +6,16 @@ batched side (``batch``). The state of N games is a ``Batch``: every field of th
 axis of N, a game per row. New games are dealt by the game's rules with each row's own random generator, so that
 row i of a vector env seeded with s plays exactly the game a single env seeded with s + i plays.
 
-The batched side provides ``legal_masks(b) -> (N, n) bool``, ``apply(b, actions, rows, rngs)`` (rows: a bool mask
-of the games that take their action; in place), ``play_forced(b, rows, rngs)`` (the forced moves after them),
-``deal(b, rows, rngs, options)`` (see ``TabletopVectorEnv._deal``), ``observe(b) -> (N, d) float32``,
-``is_over(b) -> (N,) bool``, ``outcome(b, rows) -> dict`` (the single env's outcome keys, each an array over
-``rows``) and ``forfeit(b, rows)``; optionally ``is_truncated(b)``. Where a game's rules step every game in one
-compiled call (``rules.step_rows``), ``step`` uses ``CompiledGames.step`` instead of ``apply``, ``play_forced``,
-``deal``, ``legal_masks`` and ``observe``: one call, on ``num_threads`` threads. Every game's rules are compiled
-(its ``State`` a ``FlatState``), so there is no second expression of them: ``CompiledGames`` calls the rules'
-compiled loops over the rows of ``b.data``, the same functions the single env calls on one game, and
-``tests/test_vector.py`` holds the vector env to the single env, step by step.
+The batched side provides ``legal_masks(b) -> (N, n) bool``, ``apply(b, actions, rows, rngs)`` (rows: a bool mask of
+the games that take their action; in place), ``play_forced(b, rows, rngs)`` (the forced moves after them), ``deal(b,
+rows, rngs, options)`` (see ``TabletopVectorEnv._deal``), ``observe(b) -> (N, d) float32``, ``is_over(b) -> (N,)
+bool``, ``outcome(b, rows) -> dict`` (rows: indices; the single env's outcome keys, each an array over ``rows``) and
+``forfeit(b, rows)``; optionally ``is_truncated(b)``. Where a game's rules step every game in one compiled call
+(``rules.step_rows``), ``step`` uses ``CompiledGames.step`` instead of ``apply``, ``play_forced``, ``deal``,
+``legal_masks`` and ``observe``: one call, on ``num_threads`` threads. Every game's rules are compiled (its
+``State`` a ``FlatState``), so there is no second expression of them: ``CompiledGames`` calls the rules' compiled
+loops over the rows of ``b.data``, the same functions the single env calls on one game, and ``tests/test_vector.py``
+holds the vector env to the single env, step by step.
 
 A game played against scripted opponents (a multi-player game's single-agent view) sets ``batch`` to an object
 that fills in each game's learner seat where its batched rules take a seat (``observe``, ``outcome``,
@@ -233,8 +233,8 @@ class CompiledGames:
 
     @classmethod
     def outcome(cls, b, rows) -> dict:
-        """``rules.outcome`` of each game ``rows`` selects (indices, or a mask), as arrays."""
-        return cls.rules.outcomes(b.data[rows])
+        """``rules.outcome`` of each game in ``rows`` (indices), as arrays."""
+        return cls.rules.outcomes(b.data.take(rows, axis=0))  # (take: a third quicker than indexing)
 
     @classmethod
     def legal_masks(cls, b) -> np.ndarray:
@@ -348,6 +348,7 @@ class TabletopVectorEnv(VectorEnv):
         self._observations = None  # where a step in one compiled call writes the observations
         self.metadata = {**type(self).metadata, "autoreset_mode": autoreset_mode}
         self.num_envs = num_envs
+        self._games = np.arange(num_envs)  # every game's index
         self._dealer = dealer
         self.skip_forced = self._dealer.skip_forced
         self.reward_mode = self._dealer.reward_mode
@@ -404,7 +405,7 @@ class TabletopVectorEnv(VectorEnv):
             raise EpisodeOverError(f"game(s) {np.flatnonzero(starting).tolist()} are over and autoreset is disabled: "
                                    "start them with reset(options={'reset_mask': rows}) before the next step")
         playing = ~starting
-        illegal = playing & ~(valid & self._mask[np.arange(self.num_envs), actions])
+        illegal = playing & ~(valid & self._mask[self._games, actions])
         if illegal.any() and self.illegal_action == "raise":
             self._raise_illegal(int(np.flatnonzero(illegal)[0]), actions, valid, given)
         taking = playing & ~illegal
@@ -492,7 +493,7 @@ class TabletopVectorEnv(VectorEnv):
             raise gym.error.ResetNeeded("call load() or reset() before play_out()")
         everyone = np.ones(self.num_envs, dtype=bool)
         first, valid, given = self._actions(first_actions)
-        illegal = ~(valid & self._mask[np.arange(self.num_envs), first])
+        illegal = ~(valid & self._mask[self._games, first])
         if illegal.any():
             self._raise_illegal(int(np.flatnonzero(illegal)[0]), first, valid, given)
         self.batch.apply(self.state, first, everyone, self._rngs)
@@ -511,7 +512,7 @@ class TabletopVectorEnv(VectorEnv):
             view = self.state.view(going)
             going = going[~(self.batch.is_over(view) | self._truncated(view))]
         over = self.batch.is_over(self.state)
-        outcome = self.batch.outcome(self.state, everyone)
+        outcome = self.batch.outcome(self.state, np.arange(self.num_envs))
         self._needs_reset = over | self._truncated()
         self._mask = self._legal_masks()
         return np.where(over, self._final_rewards(outcome), 0.0), outcome
@@ -716,7 +717,7 @@ class TabletopVectorEnv(VectorEnv):
         """The outcome keys of the infos, each with its dtype and the shape of one game's value: read once from the
         outcome of no game, so that every reset and step has the same keys."""
         if self._columns is None:
-            empty = self.batch.outcome(self.state, np.zeros(self.num_envs, dtype=bool))
+            empty = self.batch.outcome(self.state, np.zeros(0, dtype=np.int64))
             self._columns = {key: (values.dtype, values.shape[1:]) for key, values in empty.items()}
         return self._columns
 
@@ -761,9 +762,11 @@ class TabletopVectorEnv(VectorEnv):
         if given.shape != (self.num_envs,):
             raise ValueError(f"actions must be an array of {self.num_envs} actions, got shape {given.shape}")
         n = self.single_action_space.n
-        if np.issubdtype(given.dtype, np.integer):
+        if given.dtype.kind in "iu":  # (the dtype's kind: np.issubdtype takes twenty times as long)
             valid = (given >= 0) & (given < n)
-        elif np.issubdtype(given.dtype, np.floating):  # no float names an action, a whole one included
+            if given.dtype == np.int64 and valid.all():
+                return given, valid, given  # the caller's array: the step reads it, never writes it
+        elif given.dtype.kind == "f":  # no float names an action, a whole one included
             valid = np.zeros(self.num_envs, dtype=bool)
         else:  # objects, strings, bools: each entry on its own
             entries = given.tolist()

@@ -24,7 +24,7 @@ from ..core.compiled import compiled, only_action
 from ..core.state import FlatState, lay_out
 from ..core.turn import CompiledTurn, one_game
 from .cards import (COLOR, COLORS, COST, GOLD, NOBLE_POINTS, NOBLE_REQUIREMENT, NUM_CARDS, NUM_NOBLES, POINTS,
-                    TIER, TIER_CARDS, TIER_SIZE, TOKEN_COLORS)
+                    TIER, TIER_CARDS, TIER_FIRST, TIER_SIZE, TOKEN_COLORS)
 
 MAX_PLAYERS = 4
 MIN_PLAYERS = 2
@@ -172,6 +172,13 @@ def _fresh_table(n: int) -> np.ndarray:
     return _FRESH[n]
 
 
+def new_table(num_players: int, max_rounds: int) -> np.ndarray:
+    """A new game's array before its cards are dealt (``_fresh_table``), with its ``max_rounds``."""
+    table = _fresh_table(num_players).copy()
+    table[AT_MAX_ROUNDS] = max_rounds
+    return table
+
+
 # ---------------------------------------------------------------- setup
 
 def new_game(rng: np.random.Generator, num_players: int = 2, max_rounds: int = DEFAULT_MAX_ROUNDS,
@@ -192,8 +199,7 @@ def new_game(rng: np.random.Generator, num_players: int = 2, max_rounds: int = D
 def deal(a: np.ndarray, rng: np.random.Generator, num_players: int, max_rounds: int, deck: dict) -> None:
     """``new_game`` into ``a`` (one game's array, a vector env's row), ``deck`` already checked: the same draws
     from ``rng``, in the same order (each tier's shuffle, then the nobles)."""
-    a[:] = _fresh_table(num_players)
-    a[AT_MAX_ROUNDS] = max_rounds
+    a[:] = new_table(num_players, max_rounds)
     for t in range(3):
         top = deck.get(f"tier{t + 1}", []) if deck else []
         if top:
@@ -212,6 +218,24 @@ def deal(a: np.ndarray, rng: np.random.Generator, num_players: int, max_rounds: 
     else:
         nobles = rng.permutation(NUM_NOBLES)[:num_players + 1]
     a[AT_NOBLES:AT_NOBLES + num_players + 1] = nobles
+
+
+@compiled
+def deal_rows(data, rows, rngs, fresh):
+    """``deal`` without a stacked deck in each row of ``rows`` (indices), with that game's generator (``rngs``, a
+    typed list of every game's), on ``fresh`` (``new_table``): a vector env's new games, with no Python per game.
+    numba's ``shuffle`` and ``permutation`` draw what numpy's do."""
+    for i in rows:
+        a, rng = data[i], rngs[i]
+        a[:] = fresh
+        for t in range(3):
+            rest = np.arange(TIER_FIRST[t], TIER_FIRST[t] + TIER_SIZE[t]).astype(np.int8)  # TIER_CARDS[t]
+            rng.shuffle(rest)
+            at = AT_DECKS + t * _DECK_LENGTH
+            a[at:at + TIER_SIZE[t]] = rest
+            a[AT_BOARD + t * BOARD_SLOTS:AT_BOARD + (t + 1) * BOARD_SLOTS] = rest[:BOARD_SLOTS]
+        num_players = a[AT_NUM_PLAYERS]
+        a[AT_NOBLES:AT_NOBLES + num_players + 1] = rng.permutation(NUM_NOBLES)[:num_players + 1]
 
 
 def _int_id(value, where: str) -> int:
@@ -584,7 +608,7 @@ def forfeit(s: State, seat: int | None = None) -> State:
 
 def winners(s: State) -> list[int]:
     """Most points; on a tie the fewest purchased cards; still tied, a shared win. Empty while playing."""
-    return outcomes(s.data[None], np.zeros(1, dtype=np.int64))["winners"][0]
+    return outcome(s)["winners"]
 
 
 def rewards(s: State) -> list[float]:
@@ -606,10 +630,11 @@ _MOST = np.iinfo(np.int64).max
 
 def outcomes(data: np.ndarray, seats: np.ndarray) -> dict:
     """The outcome of each game (a row of ``data`` each, all of one number of players) for the player at its seat
-    in ``seats``, as arrays (what a vector env's infos hold; ``points`` and ``winners`` a list per game): ``won``
-    (the seat is among the winners), ``score`` (its points), every seat's ``points``, the ``winners`` (most points;
-    on a tie the fewest purchased cards; still tied, a shared win; none while playing or after a forfeit) and the
-    table's ``result`` (the code of a name in ``OUTCOME_RESULT_NAMES``, "truncated" for a game cut short)."""
+    in ``seats``, as arrays (what a vector env's infos hold): ``won`` (the seat is among the winners), ``score``
+    (its points), every seat's ``points`` (games, players), the ``winners`` (games, players: whether each seat is
+    one; most points, on a tie the fewest purchased cards, still tied a shared win; none while playing or after a
+    forfeit) and the table's ``result`` (the code of a name in ``OUTCOME_RESULT_NAMES``, "truncated" for a game cut
+    short)."""
     n = int(data[0, AT_NUM_PLAYERS]) if len(data) else MIN_PLAYERS
     points = data[:, AT_POINTS:AT_POINTS + n]
     cards = data[:, AT_CARDS:AT_CARDS + n]
@@ -623,15 +648,17 @@ def outcomes(data: np.ndarray, seats: np.ndarray) -> dict:
     return {
         "won": won[games, seats],
         "score": points[games, seats],
-        "points": [row.tolist() for row in points],
-        "winners": [np.flatnonzero(row).tolist() for row in won],
+        "points": points.copy(),
+        "winners": won,
         "result": np.where(truncated, len(RESULT_NAMES), data[:, AT_RESULT]),
     }
 
 
 def outcome(s: State, seat: int = 0) -> dict:
-    """``outcomes`` of the game ``s`` for ``seat``, as Python's values."""
-    return one_game(outcomes(s.data[None], np.array([seat], dtype=np.int64)), OUTCOME_RESULT_NAMES)
+    """``outcomes`` of the game ``s`` for ``seat``, as Python's values: the ``winners`` as a list of seats."""
+    game = one_game(outcomes(s.data[None], np.array([seat], dtype=np.int64)), OUTCOME_RESULT_NAMES)
+    game["winners"] = [k for k, won in enumerate(game["winners"]) if won]
+    return game
 
 
 # ---------------------------------------------------------------- what a player sees

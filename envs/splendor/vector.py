@@ -45,19 +45,13 @@ class LearnerGames(CompiledGames):
         rules.forfeit_rows(b.data, rows, self.seats)
 
     def outcome(self, b, rows) -> dict:
-        """``rules.outcomes`` of each game ``rows`` selects, for its learner's seat, as the infos hold them: its
-        lists of each game's points and winners as rows of a (games, num_players) array, the points and whether
-        each seat won."""
+        """``rules.outcomes`` of each game in ``rows`` (indices), for its learner's seat."""
         data = b.data[rows]
         outcome = rules.outcomes(data, self.seats[rows])
-        num_players = int((data if len(data) else b.data)[0, rules.AT_NUM_PLAYERS])
-        games = len(outcome["won"])
-        points = np.zeros((games, num_players), dtype=np.int64)
-        winners = np.zeros((games, num_players), dtype=bool)
-        for k, (seat_points, seats) in enumerate(zip(outcome["points"], outcome["winners"])):
-            points[k] = seat_points
-            winners[k, seats] = True
-        outcome["points"], outcome["winners"] = points, winners
+        if not len(data):  # no game to count the players of: the batch's first
+            num_players = int(b.data[0, rules.AT_NUM_PLAYERS])
+            outcome["points"] = np.zeros((0, num_players), dtype=np.int64)
+            outcome["winners"] = np.zeros((0, num_players), dtype=bool)
         return outcome
 
 
@@ -118,12 +112,16 @@ class SplendorVectorEnv(TabletopVectorEnv):
             self.state = Batch(rules.new_game(np.random.default_rng(0), self.num_players, self.max_rounds),
                                self.num_envs)
         data, checked = self.state.data, rules.check_deck(deck, self.num_players)
-        for i in indices:  # rules.new_game, into the game's row
-            rules.deal(data[i], self._rngs[i], self.num_players, self.max_rounds, checked)
+        if checked:
+            for i in indices:  # rules.new_game, into the game's row
+                rules.deal(data[i], self._rngs[i], self.num_players, self.max_rounds, checked)
+        else:  # the same deal, compiled
+            rules.deal_rows(data, indices, self._compiled_rngs(), rules.new_table(self.num_players, self.max_rounds))
         self.seats[indices] = seats
-        for i, seat in zip(indices, seats):
+        for seat in set(seats):  # per learner seat, whether the greedy player plays each other seat
             others = iter(self._greedy)
-            self._greedy_seats[i] = [k != seat and next(others) for k in range(self.num_players)] + [False] * (
+            greedy = [k != seat and next(others) for k in range(self.num_players)]
+            self._greedy_seats[indices[np.asarray(seats) == seat]] = greedy + [False] * (
                 rules.MAX_PLAYERS - self.num_players)
         self._until_learner_decides(rows, skip_forced=False)
 
