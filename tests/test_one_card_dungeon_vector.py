@@ -350,3 +350,18 @@ def test_forced_moves_leave_every_game_at_a_decision_or_its_end():
             both.step(attack_first(rng, both.masks))
             check(both.vector.unwrapped.state, both.vector.unwrapped._rngs)
     assert forced[rules.A_ASSIGN] and forced[rules.A_END_TURN] and forced[rules.A_HEAL]
+
+
+def test_a_games_dice_are_numpys_draw_through_its_generators_typed_list():
+    """``dice_from`` throws in compiled code from ``generator_list(rng)``, kept for the generator: the dice numpy's
+    ``integers(1, 7, size=k)`` throws, one throw after another, and the generator left where numpy leaves it."""
+    from tabletop_gym.envs.core.compiled import generator_list
+
+    ours, numpys = np.random.default_rng(7), np.random.default_rng(7)
+    for count in [1, 3, 2, 6, 1, 9] * 20:
+        bank = rules.dice_from(ours, count)
+        assert bank[0] == 1 and bank[1:].tolist() == numpys.integers(1, 7, size=count).tolist()
+    assert ours.bit_generator.state == numpys.bit_generator.state
+    assert generator_list(ours) is generator_list(ours) and generator_list(numpys) is not generator_list(ours)
+    with pytest.raises(ValueError, match="need a random generator"):
+        rules.dice_from(None, 3)
