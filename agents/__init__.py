@@ -35,6 +35,10 @@ DESCRIPTIONS = {
     "search-value": "the search agent with the value agent's choice standing unless beaten",
     "value:<path>": "a saved value (value.npz of tabletop-gym train <game> --algo value)",
     "search-value:<path>": "the search agent on a saved value (value.npz), as search-value has it",
+    "az": "tree search (PUCT) over determinized deals, every seat's moves searched, with the learned policy's prior "
+          "and a value learned from self-play judging the positions reached, as AlphaZero plans",
+    "az:<simulations>": "the az agent with that many simulations a move",
+    "az:<folder>": "the az agent on the networks of a round of its training (policy.npz and value.npz)",
 }
 
 
@@ -111,6 +115,8 @@ def make_agent(name: str, game: str | None = None, seed: int | None = None) -> A
         return value_agent(game, key[6:] or None)
     if lowered.startswith("search-value:") or lowered == "search-value":
         return search_on_value(game, seed, key[13:] or None)
+    if lowered == "az" or lowered.startswith("az:"):
+        return planning_agent(game, seed, key[3:] or None)
     if lowered.startswith("rllib:"):
         from .rllib import RLlibAgent  # loading the checkpoint needs the ray extra
 
@@ -131,6 +137,35 @@ def make_agent(name: str, game: str | None = None, seed: int | None = None) -> A
         return PolicyAgent(committed_model(game, from_scratch=lowered == "ppo-scratch"), seed=seed)
     learned = PolicyAgent(committed_model(game)) if lowered == "search-ppo" else None
     return search_agent(game, seed, learned)
+
+
+def planning_agent(game: str | None, seed: int | None = None, spec: str | None = None):
+    """The game's planning agent (``agents/az.py``): its agent module's ``PLANNING`` settings and the networks that
+    ship (``agents/models/az/<game>.npz``: the policy's prior, ``<game>_value.npz``: the value). ``spec``: a number
+    of simulations a move in place of the settings', or a folder holding a ``policy.npz`` and a ``value.npz`` (a
+    round of ``benchmarks/training/az.py``) in place of the networks."""
+    from .az import Networks, PlanningAgent
+    from .policy import MODELS, ValueNetwork
+
+    games = games_with("PLANNING")
+    name = None if game is None else envs.game(game).name
+    if name not in games:
+        where = f", not {game}" if game else ": name the game"
+        raise ValueError(f"the az agent plays {' and '.join(games)} only{where}")
+    settings = dict(games[name])
+    policy, value = MODELS / "az" / f"{name}.npz", MODELS / "az" / f"{name}_value.npz"
+    if spec is not None and spec.isdigit():
+        if int(spec) < 1:
+            raise ValueError(f"az:<simulations> takes at least 1 simulation, got {spec}")
+        settings["simulations"] = int(spec)
+    elif spec is not None:
+        folder = Path(spec)
+        policy, value = folder / "policy.npz", folder / "value.npz"
+        if not (folder.is_dir() and policy.is_file() and value.is_file()):
+            raise ValueError(f"az:{spec}: neither a number of simulations nor a folder holding policy.npz and "
+                             "value.npz (a round of benchmarks/training/az.py)")
+    networks = Networks(PolicyAgent(policy, game=name), ValueNetwork(value))
+    return PlanningAgent(envs.game(name).module("rules"), networks, seed=seed, **settings)
 
 
 def value_game(game: str | None) -> str:
@@ -271,4 +306,4 @@ def run_model(path: str) -> str:
 __all__ = ["Agent", "RandomAgent", "PolicyAgent", "AGENTS", "NAMED_HEURISTICS", "VALUE_GAMES", "make_agent",
            "heuristic", "agent_module", "games_with", "agent_descriptions", "named_heuristics",
            "value_games", "committed_model", "saved_policy", "search_agent", "run_model",
-           "value_agent", "value_game", "search_on_value", "search_settings_table"]
+           "value_agent", "value_game", "search_on_value", "search_settings_table", "planning_agent"]

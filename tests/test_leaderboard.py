@@ -120,11 +120,15 @@ def test_the_learned_rows_say_how_each_policy_learned(tmp_path):
 
 
 def test_the_default_rows_name_each_learned_agent_as_what_it_is():
-    assert leaderboard.AGENT_ORDER == ("random", "heuristic", "search", "ppo-scratch", "ppo", "search-ppo", "value")
+    assert leaderboard.AGENT_ORDER == ("random", "heuristic", "search", "ppo-scratch", "ppo", "search-ppo", "value",
+                                       "az")
     rows = leaderboard.plan(episodes=10, games=["royal_assassin"], search_episodes=3)
     assert [(row.agent, row.episodes) for row in rows] == [
         ("random", 10), ("heuristic", 10), ("search", 3), ("ppo-scratch", 10), ("ppo", 10), ("search-ppo", 3),
-        ("value", 10)]
+        ("value", 10)]  # no az: it plays splendor only
+    rows = leaderboard.plan(episodes=10, games=["splendor"], search_episodes=3)
+    assert [(row.agent, row.opponent, row.episodes) for row in rows if row.agent == "az"] == [
+        ("az", "random", 3), ("az", "greedy", 3)]
 
 
 def test_a_game_without_a_policy_learned_from_scratch_skips_its_row_and_says_why(monkeypatch, tmp_path):

@@ -33,15 +33,17 @@ from ..ceiling.solver import UNKNOWN, WON, proves
 
 # The default rows: the scripted players, then the learned ones, each named as what it is: PPO alone from random
 # weights (``ppo-scratch``), the shipped policy (``ppo``: cloned from a player first, then PPO), the search agent on it
-# (``search-ppo``, on as few deals as ``search``), the heuristic with a learned judge (``value``).
-AGENT_ORDER = ("random", "heuristic", "search", "ppo-scratch", "ppo", "search-ppo", "value")
+# (``search-ppo``, on as few deals as ``search``), the heuristic with a learned judge (``value``), and tree search with
+# a learned prior and value (``az``, on as few deals as ``search``).
+AGENT_ORDER = ("random", "heuristic", "search", "ppo-scratch", "ppo", "search-ppo", "value", "az")
+SEARCHING = ("search", "search-ppo", "search-value", "az")  # the agents that play --search-episodes
 LEARNED = ("ppo", "search-ppo")  # the rows that play a learned policy: the game's shipped one, or --ppo's
 LEADERBOARD_EPISODES = 100
 
 
 def only_on() -> dict:
     """The agents of some games only, with those games: their rows are left out of the others' tables."""
-    return {"value": value_games(), **named_heuristics()}
+    return {"value": value_games(), "az": tuple(games_with("PLANNING")), **named_heuristics()}
 
 
 def __getattr__(name: str):
@@ -162,7 +164,7 @@ def plan(episodes: int = LEADERBOARD_EPISODES, games=None, agents=AGENT_ORDER, p
             if game not in limited.get(name, (game,)):
                 continue
             count = episodes
-            if name.startswith("search"):
+            if name in SEARCHING:
                 count = search_episodes or getattr(agent_module(game), "LEADERBOARD_SEARCH_EPISODES", episodes)
             rows += [Row(game, name, opponent, count) for opponent in opponents]
     return rows
@@ -255,6 +257,13 @@ def learned_notes(results: list, ppo_models: dict | None = None) -> list:
         lines.append(f"- {GAMES[game].label}, value: `agents/models/value/{game}.npz`, a judge of "
                      f"{judged} learned from {record['decisions']:,} {rows} of {2 * record['settings']['games']:,} "
                      f"games (the heuristic's, then its own), seed {record['seed']}.")
+    for game in games_of(("az",)):
+        agent = make_agent("az", game)
+        record = agent.network.value.record
+        lines.append(f"- {GAMES[game].label}, az: {agent.simulations} simulations a move over {agent.worlds} "
+                     f"resampled deals, with the policy `agents/models/az/{game}.npz` and the value "
+                     f"`agents/models/az/{game}_value.npz` of round {record['round']} of its expert iteration (the "
+                     f"value fitted to {record['positions']:,} positions), seed {record['seed']}.")
     return lines
 
 
@@ -298,7 +307,8 @@ def markdown(results: list, seed: int, notes: list | None = None) -> str:
         lines += ["", "The learned rows (ppo-scratch: PPO alone, from random weights; ppo: the shipped policy; "
                       "search-ppo: the search agent on that policy, its prior and playout policy or the namer of the "
                       "actions worth searching; value: the heuristic with a learned judge where it had a rule of "
-                      "thumb):", "", *notes]
+                      "thumb; az: tree search with that policy's prior and a value learned from self-play):", "",
+                      *notes]
     return "\n".join(lines) + "\n"
 
 
@@ -313,7 +323,7 @@ def chart(results: list, path: Path) -> None:
     errors = [[100 * max(0.0, r.win_rate - r.win_low) for r in results],
               [100 * max(0.0, r.win_high - r.win_rate) for r in results]]
     colours = {"random": "#9e9e9e", "heuristic": "#1f77b4", "search": "#d62728", "ppo-scratch": "#bcbd22",
-               "ppo": "#2ca02c", "search-ppo": "#9467bd", "value": "#17becf"}
+               "ppo": "#2ca02c", "search-ppo": "#9467bd", "value": "#17becf", "az": "#8c564b"}
     fig = Figure(figsize=(max(8, 0.6 * len(results)), 5))
     ax = fig.subplots()
     ax.bar(range(len(results)), rates, yerr=errors, capsize=3,

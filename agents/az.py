@@ -1,0 +1,193 @@
+"""Tree search with a learned policy and value, AlphaZero's way, over determinized deals.
+
+At each decision the agent asks the env it is attached to for ``determinize(rng)`` clones: tables that agree with
+everything its seat has seen, the hidden cards (the decks' order, the other players' blind reservations) resampled.
+Never the live game's hidden state. On each such world it grows a tree by PUCT:
+
+* **Select:** from the root, each node takes the action with the highest ``Q + c_puct * P * sqrt(N) / (1 + n)``:
+  ``Q`` the mean value of the action's simulations for the player to move there (its network value before the
+  first), ``P`` the policy's prior, ``N`` the node's simulations and ``n`` the action's. Every seat is a player:
+  each node is valued for whoever moves there, so the opponents' moves are searched as the agent's own are.
+* **Expand and judge:** a new position gets the policy's prior over its legal moves and the value's chance that the
+  player to move wins; a finished game is judged by its winners. Forced moves are played through, not branched on.
+* **Back up:** each seat's value goes up the path (the mover's chance of a win for the mover; the rest share the
+  remainder), and every node adds the value of its own mover.
+
+The worlds' trees are grown side by side, one simulation each per round, and the positions they reach are judged
+in one batch by the networks. The move played is the one most simulated over all the worlds together, and those
+visit counts are what self-play training teaches the policy.
+
+The rules are the game's own compiled functions on a game's state: ``apply``, ``legal_mask``, ``is_over``,
+``is_truncated``, ``winners``, ``observe(s, seat)``, the seat to move in ``s.current`` (a game of several players).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+
+class Node:
+    """A position of one world's tree: its state, the seat to move, its legal actions with the policy's prior, and
+    per action the simulations and their summed value for that seat."""
+
+    __slots__ = ("state", "seat", "actions", "prior", "visits", "value_sum", "children", "value")
+
+    def __init__(self, state, seat: int, actions: np.ndarray):
+        self.state = state
+        self.seat = seat
+        self.actions = actions
+        self.prior = None  # set when the networks have judged the position
+        self.visits = np.zeros(len(actions), dtype=np.float64)
+        self.value_sum = np.zeros(len(actions), dtype=np.float64)
+        self.children = [None] * len(actions)
+        self.value = 0.5  # the value network's chance of a win for ``seat``: an unvisited action's Q
+
+    def select(self, c_puct: float) -> int:
+        """The index (into ``actions``) of the action PUCT picks."""
+        total = self.visits.sum()
+        q = np.where(self.visits > 0, self.value_sum / np.maximum(self.visits, 1), self.value)
+        return int(np.argmax(q + c_puct * self.prior * math.sqrt(total + 1) / (1 + self.visits)))
+
+
+class PlanningAgent:
+    """PUCT over ``worlds`` determinized deals, ``simulations`` simulations a decision shared among them.
+
+    ``network`` judges positions: ``judge(observations, masks) -> (priors, values)``, batched (``Networks`` below).
+    ``rules``: the game's rules module. ``c_puct``: how far the prior leads the search. ``noise``: the share of the
+    root's prior replaced by Dirichlet noise (``noise_alpha``), for self-play's exploration; 0 when playing to win.
+    Call ``attach(env)`` with the env the agent plays in before the episode (``evaluate`` does).
+    """
+
+    name = "az"
+
+    def __init__(self, rules, network, simulations: int = 200, worlds: int = 8, c_puct: float = 1.5,
+                 noise: float = 0.0, noise_alpha: float = 0.3, seed=None):
+        if simulations < 1 or worlds < 1:
+            raise ValueError(f"simulations and worlds must be at least 1, got {simulations} and {worlds}")
+        self.rules = rules
+        self.network = network
+        self.simulations = simulations
+        self.worlds = worlds
+        self.c_puct = c_puct
+        self.noise = noise
+        self.noise_alpha = noise_alpha
+        self.rng = np.random.default_rng(seed)
+        self.env = None
+        self.last_visits = None  # the last decision's visits per action (all the worlds'), for training
+
+    def attach(self, env) -> None:
+        self.env = env.unwrapped
+
+    def reset(self, seed=None) -> None:
+        if seed is not None:
+            self.rng = np.random.default_rng(seed)
+
+    def act(self, observation, action_mask) -> int:
+        if self.env is None:
+            raise RuntimeError("PlanningAgent needs attach(env) before it can act")
+        legal = np.flatnonzero(action_mask)
+        if legal.size == 1:
+            self.last_visits = np.asarray(action_mask, dtype=np.float64)
+            return int(legal[0])
+        visits = self.search([self.env.determinize(self.rng).state for _ in range(self.worlds)])
+        self.last_visits = visits
+        return int(np.argmax(visits))
+
+    def search(self, states: list) -> np.ndarray:
+        """The root's visits per action (summed over the worlds ``states``, each a determinized table at the same
+        decision) after ``simulations`` simulations."""
+        roots = [self._node(s) for s in states]
+        self._judge(roots)
+        if self.noise:
+            for root in roots:
+                noise = self.rng.dirichlet([self.noise_alpha] * len(root.actions))
+                root.prior = (1 - self.noise) * root.prior + self.noise * noise
+        for done in range(0, self.simulations, len(roots)):
+            paths = [self._descend(root) for root in roots[:self.simulations - done]]
+            leaves = [path[-1][0] for path in paths]
+            fresh = [leaf for leaf in leaves if isinstance(leaf, Node) and leaf.prior is None]
+            self._judge(fresh)
+            for path, leaf in zip(paths, leaves):
+                self._back_up(path, self._values(leaf))
+        visits = np.zeros(self.rules.NUM_ACTIONS, dtype=np.float64)
+        for root in roots:
+            visits[root.actions] += root.visits
+        return visits
+
+    def _node(self, state):
+        """The node of ``state`` after its forced moves, or the seats' values where the game is over."""
+        rules = self.rules
+        mask = rules.legal_mask(state)
+        while not rules.is_over(state) and not rules.is_truncated(state) and mask.sum() == 1:
+            state = rules.apply(state, int(np.flatnonzero(mask)[0]))
+            mask = rules.legal_mask(state)
+        if rules.is_over(state) or rules.is_truncated(state):
+            return self._final_values(state)
+        return Node(state, int(state.current), np.flatnonzero(mask))
+
+    def _final_values(self, state) -> np.ndarray:
+        """Each seat's value of a finished game: 1 for a winner (a shared win too), 0 otherwise (a game cut short
+        has no winner)."""
+        values = np.zeros(int(state.num_players), dtype=np.float64)
+        values[self.rules.winners(state)] = 1.0
+        return values
+
+    def _descend(self, root: Node) -> list:
+        """The path of one simulation: (node, index of the action taken) pairs from the root, the last one the new
+        or finished position reached (its index None)."""
+        path, node = [], root
+        while isinstance(node, Node) and node.prior is not None:
+            k = node.select(self.c_puct)
+            path.append((node, k))
+            if node.children[k] is None:
+                node.children[k] = self._node(self.rules.apply(node.state, int(node.actions[k])))
+                path.append((node.children[k], None))
+                return path
+            node = node.children[k]
+        path.append((node, None))
+        return path
+
+    def _values(self, leaf) -> np.ndarray:
+        """Each seat's value of a simulation's last position: a finished game's, or the value network's chance of a
+        win for the seat to move, the rest shared by the others."""
+        if not isinstance(leaf, Node):
+            return leaf
+        players = int(leaf.state.num_players)
+        values = np.full(players, (1 - leaf.value) / (players - 1))
+        values[leaf.seat] = leaf.value
+        return values
+
+    @staticmethod
+    def _back_up(path: list, values: np.ndarray) -> None:
+        for node, k in path:
+            if k is not None:
+                node.visits[k] += 1
+                node.value_sum[k] += values[node.seat]
+
+    def _judge(self, nodes: list) -> None:
+        """The networks' prior and value of each new node, in one batch."""
+        if not nodes:
+            return
+        observations = np.stack([self.rules.observe(node.state, node.seat) for node in nodes])
+        masks = np.zeros((len(nodes), self.rules.NUM_ACTIONS), dtype=bool)
+        for i, node in enumerate(nodes):
+            masks[i, node.actions] = True
+        priors, values = self.network.judge(observations, masks)
+        for node, prior, value in zip(nodes, priors, values):
+            node.prior = prior[node.actions] / prior[node.actions].sum()
+            node.value = float(value)
+
+
+class Networks:
+    """A policy (a ``PolicyAgent``: its ``probabilities``) and a value (a ``ValueNetwork``, on the plain
+    observation) as the search asks for them."""
+
+    def __init__(self, policy, value):
+        self.policy = policy
+        self.value = value
+
+    def judge(self, observations: np.ndarray, masks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Each row's prior over the actions and its chance of a win for the seat that observes."""
+        return self.policy.probabilities(observations, masks), self.value(observations)

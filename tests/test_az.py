@@ -1,0 +1,173 @@
+"""The planning agent (``agents/az.py``): its tree search on positions whose best move is known, its fairness (it
+plans on resampled deals, never on the hidden cards), the agent by name, and the trainer of its value."""
+
+import gymnasium as gym
+import numpy as np
+import pytest
+from test_splendor_rules import FOURTEEN, edit, give_cards, give_tokens, play, start
+
+import tabletop_gym.envs  # noqa: F401  (registers the ids)
+from tabletop_gym.agents import make_agent
+from tabletop_gym.agents.az import PlanningAgent
+from tabletop_gym.agents.policy import ValueNetwork
+from tabletop_gym.envs.splendor import rules
+
+NAMES = list(rules.ACTION_NAMES)
+
+
+class Fixed:
+    """A stand-in for the networks: every position valued ``value`` for its mover, the prior ``favour`` on one
+    action where it is legal, the rest uniform."""
+
+    def __init__(self, value=0.5, favoured=None, favour=0.6):
+        self.value, self.favoured, self.favour = value, favoured, favour
+        self.asked = 0
+
+    def judge(self, observations, masks):
+        self.asked += len(observations)
+        priors = masks / masks.sum(axis=1, keepdims=True)
+        if self.favoured is not None:
+            has = masks[:, self.favoured]
+            priors[has] *= (1 - self.favour)
+            priors[has, self.favoured] += self.favour
+        return priors, np.full(len(observations), self.value)
+
+
+def last_seat_can_win():
+    """Seat 1 to move with 14 points and the tokens for card 7 (1 point): buying it ends the game, seat 1 the winner
+    (seat 0 has no points)."""
+    env = start(tier1=[7, 1, 2, 3])
+    edit(env, give_cards(*FOURTEEN, seat=1), give_tokens(0, 0, 4, 0, 0, 0, seat=1))
+    play(env, "take_WUR")
+    return env.state_
+
+
+def test_the_search_finds_the_winning_buy_against_its_prior():
+    state = last_seat_can_win()
+    assert rules.legal_mask(state)[NAMES.index("take_WUK")]
+    network = Fixed(favoured=NAMES.index("take_WUK"))
+    agent = PlanningAgent(rules, network, simulations=400, worlds=4, seed=0)
+    visits = agent.search([rules.determinize(state, np.random.default_rng(k), 1) for k in range(4)])
+    assert visits.sum() == 400 and not visits[~rules.legal_mask(state)].any()
+    assert NAMES[int(np.argmax(visits))] == "buy_t1_0"
+    # with two simulations a world the prior still leads: the search, not the prior, found the win
+    few = PlanningAgent(rules, Fixed(favoured=NAMES.index("take_WUK")), simulations=8, worlds=4, seed=0)
+    assert NAMES[int(np.argmax(few.search([state] * 4)))] == "take_WUK"
+
+
+def test_the_opponents_moves_are_searched_for_the_opponent():
+    """Seat 0 to move where seat 1 then wins at once by buying card 7, unless seat 0 reserves it first: a search
+    that valued seat 1's replies for seat 0 would not see the threat."""
+    env = start(tier1=[7, 1, 2, 3])
+    edit(env, give_cards(*FOURTEEN, seat=1), give_tokens(0, 0, 4, 0, 0, 0, seat=1))
+    state = env.state_
+    assert int(state.current) == 0 and rules.legal_mask(state)[NAMES.index("take_WUR")]
+    # (every one of seat 0's 21 moves needs about 21 simulations before seat 1's buy, its last legal move, is tried)
+    agent = PlanningAgent(rules, Fixed(favoured=NAMES.index("take_WUR")), simulations=2000, worlds=2, seed=0)
+    visits = agent.search([rules.determinize(state, np.random.default_rng(k), 0) for k in range(2)])
+    assert NAMES[int(np.argmax(visits))] == "reserve_t1_0"
+
+
+def test_the_agent_plans_on_resampled_deals_only():
+    """Two games alike in all the seat sees, unlike in the draw piles: the same visits, the same move."""
+    env = gym.make("Tabletop/Splendor-v0", opponent="greedy")
+    obs, info = env.reset(seed=3)
+    for _ in range(6):
+        obs, _, _, _, info = env.step(int(np.flatnonzero(info["action_mask"])[0]))
+    twin = gym.make("Tabletop/Splendor-v0", opponent="greedy")
+    twin.reset(seed=3)
+    saved = env.unwrapped.get_state()
+    saved["game"] = rules.determinize(env.unwrapped.state, np.random.default_rng(99), env.unwrapped.seat)
+    twin.unwrapped.set_state(saved)
+    assert not np.array_equal(twin.unwrapped.state.decks, env.unwrapped.state.decks)
+    chosen = []
+    for game in (env, twin):
+        agent = PlanningAgent(rules, Fixed(value=0.4), simulations=64, worlds=4, seed=5)
+        agent.attach(game)
+        chosen.append((agent.act(obs, info["action_mask"]), agent.last_visits.tolist()))
+    assert chosen[0] == chosen[1]
+
+
+def test_the_shipped_agent_plays_whole_games_by_name():
+    agent = make_agent("az:16", "splendor", seed=0)
+    assert agent.simulations == 16 and make_agent("az", "splendor").simulations == 200
+    env = gym.make("Tabletop/Splendor-v0", opponent="greedy", illegal_action="raise")
+    obs, info = env.reset(seed=0)
+    agent.attach(env)
+    done = False
+    while not done:
+        obs, _, terminated, truncated, info = env.step(agent.act(obs, info["action_mask"]))
+        done = terminated or truncated
+    assert info["result"] != 0
+
+
+@pytest.mark.parametrize("name, game, said", [
+    ("az", "dead_center", "plays splendor only"), ("az:0", "splendor", "at least 1 simulation"),
+    ("az:no/such/folder", "splendor", "neither a number of simulations nor a folder"), ("az", None, "name the game")])
+def test_the_agent_by_name_refuses_clearly(name, game, said):
+    with pytest.raises(ValueError, match=said):
+        make_agent(name, game)
+
+
+def test_bad_search_settings_are_refused():
+    with pytest.raises(ValueError, match="at least 1"):
+        PlanningAgent(rules, Fixed(), simulations=0)
+    with pytest.raises(RuntimeError, match="attach"):
+        PlanningAgent(rules, Fixed()).act(np.zeros(rules.OBSERVATION_SIZE), np.ones(rules.NUM_ACTIONS))
+
+
+def test_the_value_trainer_labels_each_decision_with_its_seats_result():
+    from tabletop_gym.agents import PolicyAgent, committed_model
+    from tabletop_gym.benchmarks.training import az
+
+    policy = PolicyAgent(committed_model("splendor"))
+    observations, won, deals = az.self_play(rules, policy, 0, 6, 2, np.random.default_rng(0))
+    assert len(observations) == len(won) == len(deals) > 6 * 20 and set(np.unique(won)) <= {0.0, 1.0}
+    assert sorted(set(deals.tolist())) == list(range(6))
+    for deal in range(6):  # each game: its winner's decisions and its loser's, never a win for both
+        assert 0 < won[deals == deal].mean() < 1
+    fitted, kept = az.held_out_split(deals, az.Settings(held_out=3))
+    assert set(deals[kept.numpy()]) == {0, 3} and not set(deals[fitted.numpy()]) & {0, 3}
+
+
+def test_expert_iteration_writes_whole_rounds_and_goes_on_from_them(tmp_path):
+    from tabletop_gym.benchmarks.training import az
+
+    settings = az.Settings(value_games=24, batch=12, value_epochs=1, games=2, simulations=8, worlds=2, epochs=1)
+    curve = az.train("splendor", tmp_path, rounds=0, settings=settings, seed=1, progress=False)
+    assert [row["round"] for row in curve] == [0] and az.rounds_done(tmp_path) == 1
+    value = ValueNetwork(tmp_path / "round_0" / "value.npz")
+    assert value.field_count == rules.OBSERVATION_SIZE and value.record["positions"] > 24 * 20
+    with pytest.raises(ValueError, match="--resume"):
+        az.train("splendor", tmp_path, rounds=1, settings=settings, seed=1, progress=False)
+    curve = az.train("splendor", tmp_path, rounds=1, settings=settings, seed=1, resume=True, progress=False)
+    assert [row["round"] for row in curve] == [0, 1] and az.rounds_done(tmp_path) == 2
+    record = ValueNetwork(tmp_path / "round_1" / "value.npz").record
+    assert record["round"] == 1 and record["decisions"] > 0 and 0 <= record["win_rate"] <= 1
+    trained = make_agent(f"ppo:{tmp_path / 'round_1' / 'policy.npz'}", "splendor")
+    assert trained.record["az"]["policy_losses"] == record["policy_losses"]
+    agent = make_agent(f"az:{tmp_path / 'round_1'}", "splendor")  # the round's networks, searched with
+    assert agent.network.value.record == record and agent.network.policy.record == trained.record
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "curve.json", "decisions_1.npz", "learning_curve.csv", "round_0", "round_1"]  # nothing half written
+
+
+def test_a_shipped_policy_goes_on_training_from_the_moves_it_plays():
+    """``policy_from_file``: the torch policy built from a ``.npz`` gives the numpy policy's logits."""
+    import torch
+
+    from tabletop_gym.agents import PolicyAgent, committed_model
+    from tabletop_gym.benchmarks.training import az
+    from tabletop_gym.envs.core.env import with_features
+    from tabletop_gym.envs.splendor import features
+
+    numpy_policy = PolicyAgent(committed_model("splendor"))
+    observations = az.self_play(rules, numpy_policy, 7, 2, 2, np.random.default_rng(1))[0]
+    masks = np.ones((len(observations), rules.NUM_ACTIONS), dtype=bool)
+    masks[:, ::3] = False
+    torch_policy = az.policy_from_file(committed_model("splendor"))
+    with torch.no_grad():
+        logits = torch_policy.logits(torch.as_tensor(with_features(features, "actions", observations)),
+                                     torch.as_tensor(masks)).numpy()
+    expected = numpy_policy._logits(observations, masks)
+    assert np.allclose(logits[masks], expected[masks], atol=1e-3)
