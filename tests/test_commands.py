@@ -163,7 +163,7 @@ def test_leaderboard_says_which_rows_it_skipped_and_what_it_wrote(tmp_path, caps
 def test_the_leaderboard_defaults_are_the_documented_ones():
     rows = leaderboard.plan()
     played = [row for row in rows if isinstance(row, leaderboard.Row)]
-    searches = [row for row in played if row.agent.startswith("search")]
+    searches = [row for row in played if row.agent in leaderboard.SEARCHING]
     assert {row.episodes for row in played if row not in searches} == {leaderboard.LEADERBOARD_EPISODES}
     assert {(row.game, row.episodes) for row in searches} == set(leaderboard.LEADERBOARD_SEARCH_EPISODES.items())
     shipped = {path.stem for path in MODELS.glob("*.npz")}

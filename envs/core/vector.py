@@ -512,7 +512,7 @@ class TabletopVectorEnv(VectorEnv):
             view = self.state.view(going)
             going = going[~(self.batch.is_over(view) | self._truncated(view))]
         over = self.batch.is_over(self.state)
-        outcome = self.batch.outcome(self.state, np.arange(self.num_envs))
+        outcome = self.batch.outcome(self.state, self._games)
         self._needs_reset = over | self._truncated()
         self._mask = self._legal_masks()
         return np.where(over, self._final_rewards(outcome), 0.0), outcome
@@ -711,7 +711,6 @@ class TabletopVectorEnv(VectorEnv):
         masks = self.batch.legal_masks(self.state)
         masks[self._needs_reset] = True
         return masks
-
 
     def _outcome_columns(self) -> dict:
         """The outcome keys of the infos, each with its dtype and the shape of one game's value: read once from the
