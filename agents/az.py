@@ -24,6 +24,7 @@ The rules are the game's own compiled functions on a game's state: ``apply``, ``
 from __future__ import annotations
 
 import math
+from importlib import import_module
 
 import numpy as np
 
@@ -76,6 +77,14 @@ class PlanningAgent:
         self.rng = np.random.default_rng(seed)
         self.env = None
         self.last_visits = None  # the last decision's visits per action (all the worlds'), for training
+
+    def __getstate__(self):
+        # A module does not pickle: the rules go by name (to the worker processes of an evaluation), and the env is
+        # the one the worker attaches.
+        return {**self.__dict__, "rules": self.rules.__name__, "env": None}
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update({**state, "rules": import_module(state["rules"])})
 
     def attach(self, env) -> None:
         self.env = env.unwrapped

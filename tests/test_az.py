@@ -101,6 +101,21 @@ def test_the_shipped_agent_plays_whole_games_by_name():
     assert info["result"] != 0
 
 
+def test_the_agent_crosses_to_worker_processes():
+    """Evaluations pickle the agent to their workers: the copy plays as the original does."""
+    import pickle
+
+    env = gym.make("Tabletop/Splendor-v0", opponent="greedy")
+    obs, info = env.reset(seed=4)
+    original = make_agent("az:32", "splendor", seed=3)
+    copy = pickle.loads(pickle.dumps(original))
+    assert copy.rules is rules and copy.env is None
+    for agent in (original, copy):
+        agent.attach(env)
+    assert original.act(obs, info["action_mask"]) == copy.act(obs, info["action_mask"])
+    assert original.last_visits.tolist() == copy.last_visits.tolist()
+
+
 @pytest.mark.parametrize("name, game, said", [
     ("az", "dead_center", "plays splendor only"), ("az:0", "splendor", "at least 1 simulation"),
     ("az:no/such/folder", "splendor", "neither a number of simulations nor a folder"), ("az", None, "name the game")])
