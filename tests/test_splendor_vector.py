@@ -459,17 +459,21 @@ def test_batched_deals_shuffle_as_new_game_does():
 
 @pytest.mark.parametrize("n", [2, 3, 4])
 def test_the_compiled_deal_draws_what_the_python_deal_draws(n):
-    """``deal_rows`` (numba's shuffle and permutation) against ``deal`` (numpy's), three deals in a row on some
-    games and all: the same tables, and every generator left in the same state."""
+    """``deal_rows`` (numba's shuffle and permutation, which an unstacked ``deal`` is too) against a stacked deal
+    that stacks nothing (numpy's shuffle and permutation), three deals in a row on some games and all: the same
+    tables, and every generator left in the same state."""
     games = 40
-    compiled, python = (np.zeros((games, rules.State.SIZE), dtype=np.int64) for _ in range(2))
-    compiled_rngs, python_rngs = ([np.random.default_rng(s) for s in range(games)] for _ in range(2))
+    compiled, single, python = (np.zeros((games, rules.State.SIZE), dtype=np.int64) for _ in range(3))
+    compiled_rngs, single_rngs, python_rngs = ([np.random.default_rng(s) for s in range(games)] for _ in range(3))
+    nothing_stacked = {"tier1": [], "tier2": [], "tier3": []}
     for rows in (np.arange(games), np.arange(0, games, 3), np.arange(games)):
         rules.deal_rows(compiled, rows, List(compiled_rngs), rules.new_table(n, 9))
         for i in rows:
-            rules.deal(python[i], python_rngs[i], n, 9, {})
-        assert np.array_equal(compiled, python)
-    assert [r.bit_generator.state for r in compiled_rngs] == [r.bit_generator.state for r in python_rngs]
+            rules.deal(single[i], single_rngs[i], n, 9, {})
+            rules.deal(python[i], python_rngs[i], n, 9, nothing_stacked)
+        assert np.array_equal(compiled, python) and np.array_equal(single, python)
+    states = [[r.bit_generator.state for r in rngs] for rngs in (compiled_rngs, single_rngs, python_rngs)]
+    assert states[0] == states[1] == states[2]
 
 
 def test_the_throughput_benchmark_times_the_view_natively_beside_sync(tmp_path):

@@ -20,7 +20,7 @@ from itertools import combinations
 
 import numpy as np
 
-from ..core.compiled import compiled, only_action
+from ..core.compiled import compiled, generator_list, only_action
 from ..core.state import FlatState, lay_out
 from ..core.turn import CompiledTurn, one_game
 from .cards import (COLOR, COLORS, COST, GOLD, NOBLE_POINTS, NOBLE_REQUIREMENT, NUM_CARDS, NUM_NOBLES, POINTS,
@@ -198,26 +198,26 @@ def new_game(rng: np.random.Generator, num_players: int = 2, max_rounds: int = D
 
 def deal(a: np.ndarray, rng: np.random.Generator, num_players: int, max_rounds: int, deck: dict) -> None:
     """``new_game`` into ``a`` (one game's array, a vector env's row), ``deck`` already checked: the same draws
-    from ``rng``, in the same order (each tier's shuffle, then the nobles)."""
+    from ``rng``, in the same order (each tier's shuffle, then the nobles). An unstacked deal is ``deal_rows``'s."""
+    if not deck:
+        deal_rows(a[None, :], _FIRST_ROW, generator_list(rng), new_table(num_players, max_rounds))
+        return
     a[:] = new_table(num_players, max_rounds)
     for t in range(3):
-        top = deck.get(f"tier{t + 1}", []) if deck else []
-        if top:
-            stacked = set(top)
-            rest = np.array([c for c in TIER_CARDS[t] if c not in stacked], dtype=np.int8)
-        else:
-            rest = TIER_CARDS[t].copy()
+        top = deck.get(f"tier{t + 1}", [])
+        stacked = set(top)
+        rest = np.array([c for c in TIER_CARDS[t] if c not in stacked], dtype=np.int8)
         rng.shuffle(rest)
         at = AT_DECKS + t * _DECK_LENGTH
         a[at:at + len(top)] = top
         a[at + len(top):at + TIER_SIZE[t]] = rest
         # The first four cards of each deck go face up to slots 0-3.
         a[AT_BOARD + t * BOARD_SLOTS:AT_BOARD + (t + 1) * BOARD_SLOTS] = a[at:at + BOARD_SLOTS]
-    if deck and "nobles" in deck:
-        nobles = deck["nobles"]
-    else:
-        nobles = rng.permutation(NUM_NOBLES)[:num_players + 1]
+    nobles = deck["nobles"] if "nobles" in deck else rng.permutation(NUM_NOBLES)[:num_players + 1]
     a[AT_NOBLES:AT_NOBLES + num_players + 1] = nobles
+
+
+_FIRST_ROW = np.zeros(1, dtype=np.int64)
 
 
 @compiled
