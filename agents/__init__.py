@@ -141,31 +141,52 @@ def make_agent(name: str, game: str | None = None, seed: int | None = None) -> A
 
 def planning_agent(game: str | None, seed: int | None = None, spec: str | None = None):
     """The game's planning agent (``agents/az.py``): its agent module's ``PLANNING`` settings and the networks that
-    ship (``agents/models/az/<game>.npz``: the policy's prior, ``<game>_value.npz``: the value). ``spec``: a number
-    of simulations a move in place of the settings', or a folder holding a ``policy.npz`` and a ``value.npz`` (a
-    round of ``benchmarks/training/az.py``) in place of the networks."""
+    ship (``agents/models/az/<game>.npz``: the policy's prior, ``<game>_value.npz``: the value, and
+    ``<game>_value_<n>p.npz``: the value at a table of n players, where one ships). ``spec``: a number
+    of simulations a move in place of the settings', seconds a move (``1.5s``), or a folder holding a
+    ``policy.npz`` and a ``value.npz`` (a run or a round of ``tabletop-gym train <game> --algo az``) in place of the
+    networks."""
     from .az import Networks, PlanningAgent
     from .policy import MODELS, ValueNetwork
 
-    games = games_with("PLANNING")
-    name = None if game is None else envs.game(game).name
-    if name not in games:
-        where = f", not {game}" if game else ": name the game"
-        raise ValueError(f"the az agent plays {' and '.join(games)} only{where}")
-    settings = dict(games[name])
+    name = planning_game(game)
+    settings = dict(games_with("PLANNING")[name])
     policy, value = MODELS / "az" / f"{name}.npz", MODELS / "az" / f"{name}_value.npz"
+    tables = {int(path.stem.rsplit("_", 1)[1][:-1]): path for path in (MODELS / "az").glob(f"{name}_value_*p.npz")}
     if spec is not None and spec.isdigit():
         if int(spec) < 1:
             raise ValueError(f"az:<simulations> takes at least 1 simulation, got {spec}")
         settings["simulations"] = int(spec)
+    elif spec is not None and spec.endswith("s") and _is_number(spec[:-1]):
+        settings["seconds"] = float(spec[:-1])  # the agent refuses a budget of no time
     elif spec is not None:
         folder = Path(spec)
-        policy, value = folder / "policy.npz", folder / "value.npz"
+        policy, value, tables = folder / "policy.npz", folder / "value.npz", {}
         if not (folder.is_dir() and policy.is_file() and value.is_file()):
-            raise ValueError(f"az:{spec}: neither a number of simulations nor a folder holding policy.npz and "
-                             "value.npz (a round of benchmarks/training/az.py)")
-    networks = Networks(PolicyAgent(policy, game=name), ValueNetwork(value))
+            raise ValueError(f"az:{spec}: neither a number of simulations, nor seconds (2s), nor a folder holding "
+                             "policy.npz and value.npz (a run or a round of tabletop-gym train --algo az)")
+    networks = Networks(PolicyAgent(policy, game=name), ValueNetwork(value),
+                        {players: ValueNetwork(path) for players, path in tables.items()})
     return PlanningAgent(envs.game(name).module("rules"), networks, seed=seed, **settings)
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+def planning_game(game: str | None) -> str:
+    """The short name of ``game``, if the planning agent plays it (its agent module has ``PLANNING``); else a
+    ValueError naming those it plays."""
+    games = games_with("PLANNING")
+    name = None if game is None else envs.game(game).name
+    if name not in games:
+        raise ValueError(f"the az agent plays {' and '.join(games)} only"
+                         f"{f', not {game}' if game else ': name the game'}")
+    return name
 
 
 def value_game(game: str | None) -> str:
@@ -306,4 +327,4 @@ def run_model(path: str) -> str:
 __all__ = ["Agent", "RandomAgent", "PolicyAgent", "AGENTS", "NAMED_HEURISTICS", "VALUE_GAMES", "make_agent",
            "heuristic", "agent_module", "games_with", "agent_descriptions", "named_heuristics",
            "value_games", "committed_model", "saved_policy", "search_agent", "run_model",
-           "value_agent", "value_game", "search_on_value", "search_settings_table", "planning_agent"]
+           "value_agent", "value_game", "search_on_value", "search_settings_table", "planning_agent", "planning_game"]

@@ -24,6 +24,7 @@ The rules are the game's own compiled functions on a game's state: ``apply``, ``
 from __future__ import annotations
 
 import math
+import time
 from importlib import import_module
 
 import numpy as np
@@ -53,9 +54,11 @@ class Node:
 
 
 class PlanningAgent:
-    """PUCT over ``worlds`` determinized deals, ``simulations`` simulations a decision shared among them.
+    """PUCT over ``worlds`` determinized deals, ``simulations`` simulations a decision shared among them, or as
+    many as ``seconds`` a decision allow (then the worlds' trees grow in turn until the time is up).
 
-    ``network`` judges positions: ``judge(observations, masks) -> (priors, values)``, batched (``Networks`` below).
+    ``network`` judges positions: ``judge(observations, masks, players) -> (priors, values)``, batched, at a table
+    of ``players`` (``Networks`` below).
     ``rules``: the game's rules module. ``c_puct``: how far the prior leads the search. ``noise``: the share of the
     root's prior replaced by Dirichlet noise (``noise_alpha``), for self-play's exploration; 0 when playing to win.
     Call ``attach(env)`` with the env the agent plays in before the episode (``evaluate`` does).
@@ -64,19 +67,24 @@ class PlanningAgent:
     name = "az"
 
     def __init__(self, rules, network, simulations: int = 200, worlds: int = 8, c_puct: float = 1.5,
-                 noise: float = 0.0, noise_alpha: float = 0.3, seed=None):
+                 noise: float = 0.0, noise_alpha: float = 0.3, seed=None, seconds: float | None = None):
         if simulations < 1 or worlds < 1:
             raise ValueError(f"simulations and worlds must be at least 1, got {simulations} and {worlds}")
+        if seconds is not None and not 0 < seconds < math.inf:
+            raise ValueError(f"seconds a move must be more than 0 and finite, got {seconds}")
         self.rules = rules
         self.network = network
         self.simulations = simulations
+        self.seconds = seconds
         self.worlds = worlds
         self.c_puct = c_puct
         self.noise = noise
         self.noise_alpha = noise_alpha
         self.rng = np.random.default_rng(seed)
         self.env = None
-        self.last_visits = None  # the last decision's visits per action (all the worlds'), for training
+        # The last decision's search, for training: its visits per action (all the worlds'), the policy it improves
+        # on the prior (``improved_policy``) and its root's value for the seat to move.
+        self.last_visits = self.last_policy = self.last_value = None
 
     def __getstate__(self):
         # A module does not pickle: the rules go by name (to the worker processes of an evaluation), and the env is
@@ -101,29 +109,46 @@ class PlanningAgent:
             self.last_visits = np.asarray(action_mask, dtype=np.float64)
             return int(legal[0])
         visits = self.search([self.env.determinize(self.rng).state for _ in range(self.worlds)])
-        self.last_visits = visits
         return int(np.argmax(visits))
 
     def search(self, states: list) -> np.ndarray:
         """The root's visits per action (summed over the worlds ``states``, each a determinized table at the same
-        decision) after ``simulations`` simulations."""
+        decision) after ``simulations`` simulations, or ``seconds``."""
         roots = [self._node(s) for s in states]
         self._judge(roots)
+        prior, value = roots[0].prior.copy(), roots[0].value  # the worlds' roots look alike to the seat to move
         if self.noise:
             for root in roots:
                 noise = self.rng.dirichlet([self.noise_alpha] * len(root.actions))
                 root.prior = (1 - self.noise) * root.prior + self.noise * noise
-        for done in range(0, self.simulations, len(roots)):
-            paths = [self._descend(root) for root in roots[:self.simulations - done]]
+        deadline = None if self.seconds is None else time.perf_counter() + self.seconds
+        done = 0
+        while self._going_on(done, deadline):
+            paths = [self._descend(root) for root in (roots if deadline else roots[:self.simulations - done])]
+            done += len(paths)
             leaves = [path[-1][0] for path in paths]
             fresh = [leaf for leaf in leaves if isinstance(leaf, Node) and leaf.prior is None]
             self._judge(fresh)
             for path, leaf in zip(paths, leaves):
                 self._back_up(path, self._values(leaf))
         visits = np.zeros(self.rules.NUM_ACTIONS, dtype=np.float64)
+        value_sum = np.zeros(self.rules.NUM_ACTIONS, dtype=np.float64)
         for root in roots:
             visits[root.actions] += root.visits
+            value_sum[root.actions] += root.value_sum
+        actions = roots[0].actions
+        self.last_visits = visits
+        self.last_policy = np.zeros(self.rules.NUM_ACTIONS, dtype=np.float64)
+        self.last_policy[actions] = improved_policy(prior, visits[actions], value_sum[actions], value)
+        self.last_value = float(value_sum.sum() / visits.sum())
         return visits
+
+    def _going_on(self, done: int, deadline: float | None) -> bool:
+        """Whether the search runs another round: simulations left, or with ``seconds`` time left (one round at
+        least)."""
+        if deadline is None:
+            return done < self.simulations
+        return done == 0 or time.perf_counter() < deadline
 
     def _node(self, state):
         """The node of ``state`` after its forced moves, or the seats' values where the game is over."""
@@ -183,20 +208,46 @@ class PlanningAgent:
         masks = np.zeros((len(nodes), self.rules.NUM_ACTIONS), dtype=bool)
         for i, node in enumerate(nodes):
             masks[i, node.actions] = True
-        priors, values = self.network.judge(observations, masks)
+        priors, values = self.network.judge(observations, masks, int(nodes[0].state.num_players))
         for node, prior, value in zip(nodes, priors, values):
             node.prior = prior[node.actions] / prior[node.actions].sum()
             node.value = float(value)
 
 
+C_VISIT, C_SCALE = 50.0, 0.1  # the Gumbel MuZero paper's sigma: (C_VISIT + the most visits) * C_SCALE * q
+
+
+def improved_policy(prior: np.ndarray, visits: np.ndarray, value_sum: np.ndarray, value: float) -> np.ndarray:
+    """The search's policy over a root's actions, as Gumbel MuZero (Danihelka et al., 2022) trains its policy:
+    ``softmax(log prior + sigma(completed q))``. An action searched has its mean value ``q``; one never searched
+    the root's mixed value (the network's ``value``, with the searched actions' ``q`` weighed by their prior). At a
+    few simulations a move the visits follow the prior, and would teach the policy what it knows; the values the
+    search found move it on."""
+    searched = visits > 0
+    q = np.where(searched, value_sum / np.maximum(visits, 1), 0.0)
+    total = visits.sum()
+    if searched.any():
+        mixed = (value + total * (prior[searched] * q[searched]).sum() / prior[searched].sum()) / (1 + total)
+    else:
+        mixed = value
+    completed = np.where(searched, q, mixed)
+    logits = np.log(np.maximum(prior, 1e-12)) + (C_VISIT + visits.max()) * C_SCALE * completed
+    weights = np.exp(logits - logits.max())
+    return weights / weights.sum()
+
+
 class Networks:
     """A policy (a ``PolicyAgent``: its ``probabilities``) and a value (a ``ValueNetwork``, on the plain
-    observation) as the search asks for them."""
+    observation) as the search asks for them; ``tables``: a value of its own for a table of that many players (a
+    win is worth another chance at a table of three than at a table of two), ``value`` for the others."""
 
-    def __init__(self, policy, value):
+    def __init__(self, policy, value, tables: dict | None = None):
         self.policy = policy
         self.value = value
+        self.tables = dict(tables or {})
 
-    def judge(self, observations: np.ndarray, masks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Each row's prior over the actions and its chance of a win for the seat that observes."""
-        return self.policy.probabilities(observations, masks), self.value(observations)
+    def judge(self, observations: np.ndarray, masks: np.ndarray, players: int) -> tuple[np.ndarray, np.ndarray]:
+        """Each row's prior over the actions and its chance of a win for the seat that observes, at a table of
+        ``players``."""
+        value = self.tables.get(players, self.value)
+        return self.policy.probabilities(observations, masks), value(observations)

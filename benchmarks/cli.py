@@ -145,8 +145,10 @@ def cmd_leaderboard(args) -> None:
 # The trainers of ``tabletop-gym train``, a file each in benchmarks/training/, and the flags that choose them.
 TRAINERS = {"ppo": "the project's masked PPO", "clone": "behaviour cloning, then PPO (--start)",
             "selfplay": "self-play (--self-play)", "sb3": "sb3-contrib's MaskablePPO (--algo sb3)",
-            "value": "the value trainer (--algo value)", "rllib": "RLlib's PPO (--backend rllib)"}
-ALGOS = ("ppo", "sb3", "value")  # --algo's choices; --start and --self-play go with ppo, --backend rllib with none
+            "value": "the value trainer (--algo value)", "rllib": "RLlib's PPO (--backend rllib)",
+            "az": "expert iteration for the planning agent (--algo az)"}
+# --algo's choices; --start and --self-play go with ppo, --backend rllib with none
+ALGOS = ("ppo", "sb3", "value", "az")
 # Why a trainer other than the project's own PPO does not take --resume.
 NOT_RESUMED = {"sb3": "MaskablePPO keeps SB3's own checkpoints, through its CheckpointCallback",
                "rllib": "RLlib keeps its own checkpoints, through Algorithm.save and restore",
@@ -176,6 +178,7 @@ def trainer_options(args, env_kwargs: dict) -> tuple[dict, dict]:
                                               ("teacher_coef", args.teacher_coef),
                                               ("teacher_decay", args.teacher_decay)) if value is not None}
     given = {"timesteps": (args.timesteps, "--timesteps"), "games": (args.games, "--games"),
+             "rounds": (args.rounds, "--rounds"), "simulations": (args.simulations, "--simulations"),
              "n_envs": (args.envs, "--envs"), "start": (args.start, "--start"),
              "start_episodes": (args.start_episodes if args.start is not None else None, "--start-episodes"),
              "teacher": (args.teacher, "--teacher"), "runners": (args.runners, "--runners"),
@@ -204,8 +207,9 @@ def cmd_train(args) -> None:
         require("ray", "ray")
     if trainer == "value" and args.timesteps is not None:
         raise ValueError("--timesteps is PPO's budget: the value trainer's is --games")
-    if trainer != "value" and args.games is not None:
-        raise ValueError("--games is the value trainer's budget (--algo value): PPO's is --timesteps")
+    if trainer not in ("value", "az") and args.games is not None:
+        raise ValueError("--games is the value trainer's budget (--algo value) and az's games a round: PPO's is "
+                         "--timesteps")
     env_kwargs = _table_options(args, game(args.game))
     if args.reward is not None:
         env_kwargs["reward"] = args.reward
@@ -215,8 +219,8 @@ def cmd_train(args) -> None:
     options, flags = trainer_options(args, env_kwargs)
     refused = [flags[key] for key in options if key not in inspect.signature(train).parameters]
     if "--resume" in refused:
-        raise ValueError(f"--resume goes with the project's own PPO; {TRAINERS[trainer]} does not resume a run: "
-                         f"{NOT_RESUMED[trainer]}")
+        raise ValueError(f"--resume goes with the project's own PPO and az; {TRAINERS[trainer]} does not resume a "
+                         f"run: {NOT_RESUMED[trainer]}")
     if refused:
         raise ValueError(f"{', '.join(refused)}: not an option of {TRAINERS[trainer]}")
     result = train(args.game, seed=args.seed, out=args.out, eval_episodes=args.eval_episodes, workers=args.workers,
@@ -227,6 +231,9 @@ def cmd_train(args) -> None:
     if algo == "value":
         print(f"learned from {2 * settings['games']:,} games ({result.timesteps:,} decisions) in "
               f"{result.seconds:.0f} s")
+    elif algo == "az":
+        print(f"played {settings['value_games']:,} games of the prior and {settings['rounds']} rounds of "
+              f"{settings['games']:,} search games ({result.timesteps:,} decisions) in {result.seconds:.0f} s")
     elif algo == "rllib":
         print(f"trained {result.timesteps:,} steps ({result.timesteps_requested:,} asked: RLlib samples whole "
               f"batches of {settings['train_batch_size_per_learner']:,}) in {result.seconds:.0f} s")
@@ -428,7 +435,8 @@ def build_parser() -> argparse.ArgumentParser:
     board.add_argument("--quiet", action="store_true", help="no progress line")
     _backend_options(board)
 
-    training = command("train", "train a masked PPO policy on a game (needs the rl extra)", cmd_train)
+    training = command("train", "train an agent on a game: masked PPO, or another --algo (needs the rl extra)",
+                       cmd_train)
     _game(training)
     training.add_argument("--backend", choices=("local", "rllib"), default="local",
                           help="rllib: RLlib's PPO with action masking on a Ray cluster (the ray extra)")
@@ -439,11 +447,18 @@ def build_parser() -> argparse.ArgumentParser:
     training.add_argument("--algo", choices=ALGOS, default="ppo",
                           help="ppo: the project's own masked PPO on the native vector env; sb3: sb3-contrib's "
                                f"MaskablePPO; value ({', '.join(VALUE_GAMES)}): a learned value that the game's "
-                               "value agent plays where its heuristic has a rule of thumb")
+                               "value agent plays where its heuristic has a rule of thumb; az "
+                               f"({', '.join(games_with('PLANNING'))}): the planning agent's policy and value by "
+                               "expert iteration, the search playing itself")
+    training.add_argument("--rounds", type=int, default=None,
+                          help="az: rounds of the search's self-play after round 0 (default 1)")
+    training.add_argument("--simulations", type=int, default=None,
+                          help="az: the search's simulations a move in self-play (default 64)")
     training.add_argument("--timesteps", type=int, default=None,
                           help="ppo, sb3: the budget, rounded up to whole rollouts (the run's record gives the "
                                "count) (default: 100000)")
-    training.add_argument("--games", type=int, default=None, help=_value_games_help())
+    training.add_argument("--games", type=int, default=None,
+                          help=_value_games_help() + "; az: the search's games a round (default 200)")
     training.add_argument("--seed", type=int, default=0, help="the training run's seed")
     training.add_argument("--start", default=None, metavar="AGENT",
                           help="ppo: first learn to play as this agent does (heuristic, search...) by behaviour "
@@ -465,15 +480,15 @@ def build_parser() -> argparse.ArgumentParser:
                           help="replace the run in --out: its files are removed before the new run writes")
     training.add_argument("--resume", default=None, metavar="DIR",
                           help="ppo: go on with the run in DIR from its last checkpoint, exactly as if it had never "
-                               "stopped; give the options it was started with (a Ctrl-C leaves a checkpoint and "
-                               "says so)")
+                               "stopped; az: from its last games written (--rounds may be more); give the options "
+                               "it was started with (a Ctrl-C leaves a checkpoint and says so)")
     training.add_argument("--checkpoint-every", type=float, default=None, metavar="SECONDS",
                           help="ppo: seconds between checkpoints of the run (default 300; one after the last update "
                                "and on a Ctrl-C too; removed once the run is finished)")
     training.add_argument("--eval-episodes", type=int, default=500, help="episodes of the final evaluation")
     training.add_argument("--workers", type=int, default=None,
-                          help="worker processes of the --start teacher's games and of the final evaluation "
-                               "(default: one per CPU)")
+                          help="worker processes of the --start teacher's games, of az's games and of the final "
+                               "evaluation (default: one per CPU)")
     training.add_argument("--single-envs", action="store_true",
                           help="sb3: train on --envs single envs (SB3's DummyVecEnv) at SB3's own defaults, instead "
                                "of the native vector env at the fast configuration (256 games, 64-step rollouts, "

@@ -23,7 +23,7 @@ class Fixed:
         self.value, self.favoured, self.favour = value, favoured, favour
         self.asked = 0
 
-    def judge(self, observations, masks):
+    def judge(self, observations, masks, players):
         self.asked += len(observations)
         priors = masks / masks.sum(axis=1, keepdims=True)
         if self.favoured is not None:
@@ -88,6 +88,35 @@ def test_the_agent_plans_on_resampled_deals_only():
     assert chosen[0] == chosen[1]
 
 
+def test_each_table_is_judged_by_its_own_value():
+    """The shipped values: one for three players, one for four, the default for two. A search at a table of three
+    asks the value of three and no other."""
+    from tabletop_gym.agents.az import Networks
+
+    shipped = make_agent("az", "splendor").network
+    assert sorted(shipped.tables) == [3, 4]
+    asked = []
+
+    def value_of(players):
+        return lambda observations: asked.append(players) or np.full(len(observations), 0.5)
+
+    uniform = type("Uniform", (), {"probabilities": staticmethod(lambda o, m: m / m.sum(axis=1, keepdims=True))})
+    agent = PlanningAgent(rules, Networks(uniform, value_of(2), {3: value_of(3), 4: value_of(4)}), simulations=8,
+                          worlds=1)
+    agent.search([rules.new_game(np.random.default_rng(0), 3)])
+    assert set(asked) == {3}
+    asked.clear()
+    agent.search([rules.new_game(np.random.default_rng(0), 2)])
+    assert set(asked) == {2}
+
+
+def test_a_budget_of_seconds_searches_until_the_time_is_up():
+    agent = make_agent("az:0.05s", "splendor", seed=0)
+    assert agent.seconds == 0.05
+    visits = agent.search([rules.new_game(np.random.default_rng(0)) for _ in range(agent.worlds)])
+    assert visits.sum() >= agent.worlds  # one round at least, however slow the machine
+
+
 def test_the_shipped_agent_plays_whole_games_by_name():
     agent = make_agent("az:16", "splendor", seed=0)
     assert agent.simulations == 16 and make_agent("az", "splendor").simulations == 200
@@ -118,10 +147,24 @@ def test_the_agent_crosses_to_worker_processes():
 
 @pytest.mark.parametrize("name, game, said", [
     ("az", "dead_center", "plays splendor only"), ("az:0", "splendor", "at least 1 simulation"),
-    ("az:no/such/folder", "splendor", "neither a number of simulations nor a folder"), ("az", None, "name the game")])
+    ("az:no/such/folder", "splendor", "neither a number of simulations, nor seconds"), ("az", None, "name the game"),
+    ("az:0s", "splendor", "more than 0 and finite"), ("az:infs", "splendor", "more than 0 and finite")])
 def test_the_agent_by_name_refuses_clearly(name, game, said):
     with pytest.raises(ValueError, match=said):
         make_agent(name, game)
+
+
+def test_the_search_improves_its_prior_by_the_values_it_found():
+    from tabletop_gym.agents.az import improved_policy
+
+    prior = np.array([0.5, 0.3, 0.2])
+    same = improved_policy(prior, np.array([6.0, 2.0, 0.0]), np.array([3.0, 1.0, 0.0]), 0.5)
+    assert np.allclose(same, prior)  # every action worth the root's value: the prior stands
+    better = improved_policy(prior, np.array([6.0, 2.0, 0.0]), np.array([1.2, 2.0, 0.0]), 0.5)
+    assert better[1] > 0.9 and better[0] < prior[0] and np.isclose(better.sum(), 1.0)
+    # the action never searched is valued as the root's mix: between the network's value and the searched ones'
+    unsearched = improved_policy(prior, np.array([4.0, 0.0, 0.0]), np.array([4.0, 0.0, 0.0]), 0.0)
+    assert unsearched[0] > prior[0] and np.isclose(unsearched[1] / unsearched[2], 1.5)
 
 
 def test_bad_search_settings_are_refused():
@@ -136,8 +179,9 @@ def test_the_value_trainer_labels_each_decision_with_its_seats_result():
     from tabletop_gym.benchmarks.training import az
 
     policy = PolicyAgent(committed_model("splendor"))
-    observations, won, deals = az.self_play(rules, policy, 0, 6, 2, np.random.default_rng(0))
-    assert len(observations) == len(won) == len(deals) > 6 * 20 and set(np.unique(won)) <= {0.0, 1.0}
+    games = az.self_play(rules, policy, 0, 6, 2, np.random.default_rng(0))
+    won, deals = games["won"], games["deal"]
+    assert len(games["observations"]) == len(won) == len(deals) > 6 * 20 and set(np.unique(won)) <= {0.0, 1.0}
     assert sorted(set(deals.tolist())) == list(range(6))
     for deal in range(6):  # each game: its winner's decisions and its loser's, never a win for both
         assert 0 < won[deals == deal].mean() < 1
@@ -145,26 +189,83 @@ def test_the_value_trainer_labels_each_decision_with_its_seats_result():
     assert set(deals[kept.numpy()]) == {0, 3} and not set(deals[fitted.numpy()]) & {0, 3}
 
 
-def test_expert_iteration_writes_whole_rounds_and_goes_on_from_them(tmp_path):
+TINY = {"value_games": 24, "batch": 12, "value_epochs": 1, "games": 4, "chunk": 2, "simulations": 8, "epochs": 1}
+
+
+def tiny_run(folder, rounds: int = 1, settings: dict | None = None, **options):
     from tabletop_gym.benchmarks.training import az
 
-    settings = az.Settings(value_games=24, batch=12, value_epochs=1, games=2, simulations=8, worlds=2, epochs=1)
-    curve = az.train("splendor", tmp_path, rounds=0, settings=settings, seed=1, progress=False)
-    assert [row["round"] for row in curve] == [0] and az.rounds_done(tmp_path) == 1
-    value = ValueNetwork(tmp_path / "round_0" / "value.npz")
+    return az.train("splendor", rounds=rounds, out=None if "resume" in options else folder, seed=1, eval_episodes=2,
+                    workers=1, progress=False, settings={**TINY, **(settings or {})}, **options)
+
+
+def test_expert_iteration_writes_its_rounds_and_the_run(tmp_path):
+    result = tiny_run(tmp_path)
+    rounds = tmp_path / "rounds"
+    value = ValueNetwork(rounds / "round_0" / "value.npz")
     assert value.field_count == rules.OBSERVATION_SIZE and value.record["positions"] > 24 * 20
-    with pytest.raises(ValueError, match="--resume"):
-        az.train("splendor", tmp_path, rounds=1, settings=settings, seed=1, progress=False)
-    curve = az.train("splendor", tmp_path, rounds=1, settings=settings, seed=1, resume=True, progress=False)
-    assert [row["round"] for row in curve] == [0, 1] and az.rounds_done(tmp_path) == 2
-    record = ValueNetwork(tmp_path / "round_1" / "value.npz").record
+    record = ValueNetwork(rounds / "round_1" / "value.npz").record
     assert record["round"] == 1 and record["decisions"] > 0 and 0 <= record["win_rate"] <= 1
-    trained = make_agent(f"ppo:{tmp_path / 'round_1' / 'policy.npz'}", "splendor")
+    trained = make_agent(f"ppo:{rounds / 'round_1' / 'policy.npz'}", "splendor")
     assert trained.record["az"]["policy_losses"] == record["policy_losses"]
-    agent = make_agent(f"az:{tmp_path / 'round_1'}", "splendor")  # the round's networks, searched with
+    agent = make_agent(f"az:{tmp_path}", "splendor")  # the run's networks: its last round's
     assert agent.network.value.record == record and agent.network.policy.record == trained.record
+    assert result.hyperparameters["algo"] == "az" and result.hyperparameters["rounds"] == 1
+    assert result.evaluation["episodes"] == 2 and result.evaluation["opponent"] == "greedy"
+    assert result.timesteps == value.record["positions"] + record["decisions"]
     assert sorted(p.name for p in tmp_path.iterdir()) == [
-        "curve.json", "decisions_1.npz", "learning_curve.csv", "round_0", "round_1"]  # nothing half written
+        "learning_curve.csv", "learning_curve.png", "policy.npz", "result.json", "rounds", "value.npz"]
+    assert sorted(p.name for p in rounds.iterdir()) == [
+        "curve.json", "decisions_0.npz", "decisions_1.npz", "round_0", "round_1"]  # nothing half written
+    with pytest.raises(ValueError, match="holds another run"):
+        tiny_run(tmp_path)
+
+
+def test_a_stopped_run_goes_on_from_the_games_it_wrote(tmp_path, monkeypatch):
+    """A Ctrl-C during round 1's second task: the first task's games are kept, and ``resume`` plays only the rest,
+    to the same decisions as a run never stopped."""
+    from tabletop_gym.benchmarks.training import az
+
+    whole = tiny_run(tmp_path / "whole")
+    league_games, played = az.league_games, []
+
+    def stopped_once(task, settings):
+        played.append(task.index)
+        if played == [0, 1]:  # round 1's second task, the first time it is played
+            raise KeyboardInterrupt
+        return league_games(task, settings)
+
+    monkeypatch.setattr(az, "league_games", stopped_once)
+    with pytest.raises(KeyboardInterrupt, match="--resume"):
+        tiny_run(tmp_path / "stopped")
+    rounds = tmp_path / "stopped" / "rounds"
+    assert sorted(p.name for p in (rounds / "games_1").iterdir()) == ["task_0.npz"]
+    assert not (tmp_path / "stopped" / "result.json").exists()
+    with pytest.raises(ValueError, match="checkpoint of another run: its seed differ"):
+        az.train("splendor", rounds=1, seed=2, resume=tmp_path / "stopped", settings=TINY, progress=False)
+    assert sorted(p.name for p in (rounds / "games_1").iterdir()) == ["task_0.npz"]
+    played.clear()
+    # on another machine: where it computes is not what it learns
+    resumed = tiny_run(tmp_path / "stopped", resume=tmp_path / "stopped", settings={"torch_threads": 2})
+    assert played == [1]  # the stopped task alone
+    for key in ("observations", "policy", "value", "won", "deal"):
+        assert np.array_equal(np.load(rounds / "decisions_1.npz")[key],
+                              np.load(tmp_path / "whole" / "rounds" / "decisions_1.npz")[key])
+    assert resumed.timesteps == whole.timesteps
+
+
+@pytest.mark.parametrize("argv, said", [
+    ("train dead_center --algo az", "plays splendor only"),
+    ("train splendor --algo az --opponent random", "opponent: not options of --algo az"),
+    ("train splendor --algo az --timesteps 100", "--timesteps: not an option of expert iteration"),
+    ("train splendor --algo az --rounds -1", "--rounds must be 0 or more"),
+    ("train splendor --algo ppo --rounds 2", "--rounds: not an option of the project's masked PPO")])
+def test_the_training_command_refuses_what_az_does_not_take(argv, said, tmp_path, capsys):
+    from tabletop_gym.benchmarks.cli import main
+
+    assert main([*argv.split(), "--out", str(tmp_path / "run")]) == 2
+    assert said in capsys.readouterr().err
+    assert not (tmp_path / "run").exists()
 
 
 def test_a_shipped_policy_goes_on_training_from_the_moves_it_plays():
@@ -177,7 +278,7 @@ def test_a_shipped_policy_goes_on_training_from_the_moves_it_plays():
     from tabletop_gym.envs.splendor import features
 
     numpy_policy = PolicyAgent(committed_model("splendor"))
-    observations = az.self_play(rules, numpy_policy, 7, 2, 2, np.random.default_rng(1))[0]
+    observations = az.self_play(rules, numpy_policy, 7, 2, 2, np.random.default_rng(1))["observations"]
     masks = np.ones((len(observations), rules.NUM_ACTIONS), dtype=bool)
     masks[:, ::3] = False
     torch_policy = az.policy_from_file(committed_model("splendor"))

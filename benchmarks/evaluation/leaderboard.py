@@ -260,10 +260,12 @@ def learned_notes(results: list, ppo_models: dict | None = None) -> list:
     for game in games_of(("az",)):
         agent = make_agent("az", game)
         record = agent.network.value.record
-        lines.append(f"- {GAMES[game].label}, az: {agent.simulations} simulations a move over {agent.worlds} "
-                     f"resampled deals, with the policy `agents/models/az/{game}.npz` and the value "
-                     f"`agents/models/az/{game}_value.npz` of round {record['round']} of its expert iteration (the "
-                     f"value fitted to {record['positions']:,} positions), seed {record['seed']}.")
+        deals = "one resampled deal" if agent.worlds == 1 else f"{agent.worlds} resampled deals"
+        tables = "".join(f", `{game}_value_{n}p.npz` at {n} players" for n in sorted(agent.network.tables))
+        lines.append(f"- {GAMES[game].label}, az: {agent.simulations} simulations a move on {deals}, with the "
+                     f"policy `agents/models/az/{game}.npz` and the value `agents/models/az/{game}_value.npz` "
+                     f"(round {record['round']} of its expert iteration, fitted to {record['positions']:,} positions, "
+                     f"seed {record['seed']}){tables}.")
     return lines
 
 

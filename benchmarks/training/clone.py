@@ -27,7 +27,7 @@ from ...envs import game_id
 from ...envs.core.env import observation_size, with_features
 from ..evaluation.evaluate import in_workers
 from . import ppo
-from .run import CHECKPOINT, TrainResult, check_run_folder, run_folder, training_options
+from .run import CHECKPOINT, TrainResult, check_run_folder, read_checkpoint, run_folder, training_options
 
 TEACHER_SEEDS = 20_000_000  # + the run's seed: the teacher's first deal, away from the evaluation's
 
@@ -191,7 +191,7 @@ def train(game: str, start: str, start_episodes: int = 2000, timesteps: int = 10
 def cloning_of(checkpoint: Path, start: str, episodes: int) -> dict:
     """What the cloning of the run whose ``checkpoint`` this is was, as its record holds it; a ValueError unless it
     cloned ``start``'s ``episodes`` games."""
-    record = ppo.read_checkpoint(checkpoint)["record"]
+    record = read_checkpoint(checkpoint)["record"]
     if (record.get("start"), record.get("start_episodes")) != (start, episodes):
         raise ValueError(f"{checkpoint}'s run did not start from {start}'s {episodes} games: resume it with the "
                          f"options it was started with")

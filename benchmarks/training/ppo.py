@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import copy
 import json
-import pickle
 import time
 from collections import deque
 from dataclasses import asdict, dataclass
@@ -42,9 +41,10 @@ from tqdm import tqdm
 from ...agents import make_agent, saved_policy
 from ...agents.network import MaskedPolicy, save_policy
 from ...agents.policy import export_policy
-from ...envs import BadFileError, game_id
+from ...envs import game_id
 from ...envs.core.env import observation_modes, observation_size
-from .run import CHECKPOINT, Learned, TrainResult, by_name, native_vector_env, start_run, write_curve, written
+from .run import (CHECKPOINT, Learned, TrainResult, by_name, native_vector_env, read_checkpoint, start_run,
+                  write_curve, written)
 
 WINDOW = 100  # training episodes in the running win rate
 CHECKPOINT_EVERY = 300.0  # seconds between checkpoints of a run (train's default)
@@ -337,21 +337,6 @@ def load_checkpoint(path: Path, seed: int, settings: Settings, updates: int, rec
     if differ:
         raise ValueError(f"{path} is a checkpoint of another run: its {' and '.join(differ)} differ from this "
                          f"one's; resume with the options the run was started with")
-    return saved
-
-
-def read_checkpoint(path: Path) -> dict:
-    """The checkpoint ``learn`` saved at ``path``, read as data (tensors, numbers, text, lists, dicts; anything
-    else is refused, never run)."""
-    try:
-        saved = torch.load(path, map_location="cpu", weights_only=True)
-    except FileNotFoundError:
-        raise BadFileError(path, "no checkpoint to resume from") from None
-    except (pickle.UnpicklingError, RuntimeError, EOFError, OSError) as error:
-        raise BadFileError(path, f"not a checkpoint tabletop-gym train saved ({str(error).splitlines()[0]})") \
-            from None
-    if not isinstance(saved, dict) or "update" not in saved:
-        raise BadFileError(path, "not a checkpoint tabletop-gym train saved")
     return saved
 
 

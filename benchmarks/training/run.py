@@ -19,6 +19,7 @@ from __future__ import annotations
 import csv
 import json
 import os
+import pickle
 import shutil
 import sys
 from contextlib import contextmanager
@@ -29,14 +30,15 @@ import gymnasium as gym
 import numpy as np
 
 from ... import envs
-from ...envs import GAMES, Game
+from ...envs import GAMES, BadFileError, Game
 from ..evaluation.evaluate import EvalResult, evaluate
 
 EVALUATION_SEEDS = 10_000_000  # + the run's seed: the final evaluation's first deal, away from every training deal
 CHECKPOINT = "checkpoint.pt"  # a trainer that resumes keeps the run so far here, until the run is finished
-# What the trainers write into a run's folder (RLlib's checkpoint is a folder), and the lock held while one writes.
+# What the trainers write into a run's folder (RLlib's checkpoint and az's rounds are folders), and the lock held
+# while one writes.
 RUN_FILES = ("result.json", "learning_curve.png", "learning_curve.csv", "model.pt", "policy.npz", "model.zip",
-             "value.npz", CHECKPOINT, "checkpoint")
+             "value.npz", CHECKPOINT, "checkpoint", "rounds")
 LOCK = "run.lock"
 PARTIAL = ".partial"  # before a file's suffix while it is written: result.partial.json
 
@@ -138,6 +140,23 @@ def start_run(game: str, out, seed: int, env_kwargs: dict | None, eval_episodes:
                                         f"same command and --resume {folder} (tabletop-gym train ... --resume "
                                         f"{folder})") from None
             raise
+
+
+def read_checkpoint(path: Path) -> dict:
+    """The checkpoint a trainer saved at ``path`` (a dict with its ``update``), read as data (tensors, numbers,
+    text, lists, dicts; anything else is refused, never run)."""
+    import torch  # a trainer's checkpoint: the trainers need torch, the rest of this file does not
+
+    try:
+        saved = torch.load(path, map_location="cpu", weights_only=True)
+    except FileNotFoundError:
+        raise BadFileError(path, "no checkpoint to resume from") from None
+    except (pickle.UnpicklingError, RuntimeError, EOFError, OSError) as error:
+        raise BadFileError(path, f"not a checkpoint tabletop-gym train saved ({str(error).splitlines()[0]})") \
+            from None
+    if not isinstance(saved, dict) or "update" not in saved:
+        raise BadFileError(path, "not a checkpoint tabletop-gym train saved")
+    return saved
 
 
 def run_folder(game: str | Game, out) -> Path:
