@@ -8,10 +8,13 @@ Never the live game's hidden state. On each such world it grows a tree by PUCT:
   ``Q`` the mean value of the action's simulations for the player to move there (its network value before the
   first), ``P`` the policy's prior, ``N`` the node's simulations and ``n`` the action's. Every seat is a player:
   each node is valued for whoever moves there, so the opponents' moves are searched as the agent's own are.
-* **Expand and judge:** a new position gets the policy's prior over its legal moves and the value's chance that the
-  player to move wins; a finished game is judged by its winners. Forced moves are played through, not branched on.
-* **Back up:** each seat's value goes up the path (the mover's chance of a win for the mover; the rest share the
-  remainder), and every node adds the value of its own mover.
+* **Expand and judge:** a new position gets the policy's prior over its legal moves and every seat's chance of a
+  win: the value judges the position from each seat's own observation of it, and the chances are scaled to sum to
+  one; a finished game is judged by its winners. Forced moves are played through, not branched on.
+* **Back up:** each seat's chance goes up the path, and every node adds the chance of its own mover. (Were the
+  others' chances the remainder of the mover's, shared evenly, a move's gain for its player would be judged only
+  as a loss for the next player, split among the rest: at four players, against three seats of its own prior's
+  policy, it then won 16% of the deals, below a seat's fair 25%.)
 
 The worlds' trees are grown side by side, one simulation each per round, and the positions they reach are judged
 in one batch by the networks. The move played is the one most simulated over all the worlds together, and those
@@ -34,7 +37,7 @@ class Node:
     """A position of one world's tree: its state, the seat to move, its legal actions with the policy's prior, and
     per action the simulations and their summed value for that seat."""
 
-    __slots__ = ("state", "seat", "actions", "prior", "visits", "value_sum", "children", "value")
+    __slots__ = ("state", "seat", "actions", "prior", "visits", "value_sum", "children", "value", "chances")
 
     def __init__(self, state, seat: int, actions: np.ndarray):
         self.state = state
@@ -44,7 +47,8 @@ class Node:
         self.visits = np.zeros(len(actions), dtype=np.float64)
         self.value_sum = np.zeros(len(actions), dtype=np.float64)
         self.children = [None] * len(actions)
-        self.value = 0.5  # the value network's chance of a win for ``seat``: an unvisited action's Q
+        self.chances = None  # each seat's chance of a win, by the value network
+        self.value = 0.5  # ``seat``'s chance: an unvisited action's Q
 
     def select(self, c_puct: float) -> int:
         """The index (into ``actions``) of the action PUCT picks."""
@@ -55,10 +59,12 @@ class Node:
 
 class PlanningAgent:
     """PUCT over ``worlds`` determinized deals, ``simulations`` simulations a decision shared among them, or as
-    many as ``seconds`` a decision allow (then the worlds' trees grow in turn until the time is up).
+    many as ``seconds`` a decision allow (then the worlds' trees grow in turn until the time is up). One world, the
+    default, grows one deep tree: at equal simulations it beat several shallower ones (``PLANNING`` in the game's
+    agent module gives the measurements).
 
-    ``network`` judges positions: ``judge(observations, masks, players) -> (priors, values)``, batched, at a table
-    of ``players`` (``Networks`` below).
+    ``network`` judges positions: ``judge(observations, movers, masks) -> (priors, chances)``, batched
+    (``Networks`` below).
     ``rules``: the game's rules module. ``c_puct``: how far the prior leads the search. ``noise``: the share of the
     root's prior replaced by Dirichlet noise (``noise_alpha``), for self-play's exploration; 0 when playing to win.
     Call ``attach(env)`` with the env the agent plays in before the episode (``evaluate`` does).
@@ -66,7 +72,7 @@ class PlanningAgent:
 
     name = "az"
 
-    def __init__(self, rules, network, simulations: int = 200, worlds: int = 8, c_puct: float = 1.5,
+    def __init__(self, rules, network, simulations: int = 200, worlds: int = 1, c_puct: float = 1.5,
                  noise: float = 0.0, noise_alpha: float = 0.3, seed=None, seconds: float | None = None):
         if simulations < 1 or worlds < 1:
             raise ValueError(f"simulations and worlds must be at least 1, got {simulations} and {worlds}")
@@ -183,15 +189,10 @@ class PlanningAgent:
         path.append((node, None))
         return path
 
-    def _values(self, leaf) -> np.ndarray:
-        """Each seat's value of a simulation's last position: a finished game's, or the value network's chance of a
-        win for the seat to move, the rest shared by the others."""
-        if not isinstance(leaf, Node):
-            return leaf
-        players = int(leaf.state.num_players)
-        values = np.full(players, (1 - leaf.value) / (players - 1))
-        values[leaf.seat] = leaf.value
-        return values
+    @staticmethod
+    def _values(leaf) -> np.ndarray:
+        """Each seat's value of a simulation's last position: a finished game's, or the seats' chances of a win."""
+        return leaf.chances if isinstance(leaf, Node) else leaf
 
     @staticmethod
     def _back_up(path: list, values: np.ndarray) -> None:
@@ -201,17 +202,19 @@ class PlanningAgent:
                 node.value_sum[k] += values[node.seat]
 
     def _judge(self, nodes: list) -> None:
-        """The networks' prior and value of each new node, in one batch."""
+        """The networks' prior and the seats' chances of each new node, in one batch."""
         if not nodes:
             return
-        observations = np.stack([self.rules.observe(node.state, node.seat) for node in nodes])
+        players = int(nodes[0].state.num_players)
+        observations = np.stack([[self.rules.observe(node.state, k) for k in range(players)] for node in nodes])
         masks = np.zeros((len(nodes), self.rules.NUM_ACTIONS), dtype=bool)
         for i, node in enumerate(nodes):
             masks[i, node.actions] = True
-        priors, values = self.network.judge(observations, masks, int(nodes[0].state.num_players))
-        for node, prior, value in zip(nodes, priors, values):
+        priors, chances = self.network.judge(observations, np.array([node.seat for node in nodes]), masks)
+        for node, prior, seats in zip(nodes, priors, chances):
             node.prior = prior[node.actions] / prior[node.actions].sum()
-            node.value = float(value)
+            node.chances = np.asarray(seats, dtype=np.float64)
+            node.value = float(node.chances[node.seat])
 
 
 C_VISIT, C_SCALE = 50.0, 0.1  # the Gumbel MuZero paper's sigma: (C_VISIT + the most visits) * C_SCALE * q
@@ -246,8 +249,13 @@ class Networks:
         self.value = value
         self.tables = dict(tables or {})
 
-    def judge(self, observations: np.ndarray, masks: np.ndarray, players: int) -> tuple[np.ndarray, np.ndarray]:
-        """Each row's prior over the actions and its chance of a win for the seat that observes, at a table of
-        ``players``."""
+    def judge(self, observations: np.ndarray, movers: np.ndarray, masks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Positions seen by every seat (``observations``: positions x seats x the observation): the prior of the
+        seat to move (``movers``) over its legal moves (``masks``), and each seat's chance of a win, the value's
+        judgement from that seat's observation, scaled so that a position's chances sum to one."""
+        count, players = observations.shape[:2]
         value = self.tables.get(players, self.value)
-        return self.policy.probabilities(observations, masks), value(observations)
+        chances = np.asarray(value(observations.reshape(count * players, -1)), dtype=np.float64)
+        chances = chances.reshape(count, players)
+        chances /= np.maximum(chances.sum(axis=1, keepdims=True), 1e-12)
+        return self.policy.probabilities(observations[np.arange(count), movers], masks), chances

@@ -27,7 +27,7 @@ LEADERBOARD = ROOT / "docs" / "leaderboard.md"
 
 # The leaderboard's agents by kind; a row's best is the highest win rate among its kind's rows.
 LEARNED = ("ppo-scratch", "ppo", "value")
-SEARCHING = ("search", "search-ppo", "search-value")
+SEARCHING = ("search", "search-ppo", "search-value", "az")
 # Where each column's number is explained.
 PAGES = {"heuristic": "docs/leaderboard.md", "learned": "docs/learned_agents.md", "search": "docs/leaderboard.md",
          "ceiling": "docs/ceiling.md"}

@@ -1,6 +1,8 @@
 """The planning agent (``agents/az.py``): its tree search on positions whose best move is known, its fairness (it
 plans on resampled deals, never on the hidden cards), the agent by name, and the trainer of its value."""
 
+import json
+
 import gymnasium as gym
 import numpy as np
 import pytest
@@ -16,21 +18,27 @@ NAMES = list(rules.ACTION_NAMES)
 
 
 class Fixed:
-    """A stand-in for the networks: every position valued ``value`` for its mover, the prior ``favour`` on one
-    action where it is legal, the rest uniform."""
+    """A stand-in for the networks: every position a chance of ``value`` for its mover (the rest shared by the
+    others), the prior ``favour`` on one action where it is legal, the rest uniform."""
 
     def __init__(self, value=0.5, favoured=None, favour=0.6):
         self.value, self.favoured, self.favour = value, favoured, favour
         self.asked = 0
 
-    def judge(self, observations, masks, players):
-        self.asked += len(observations)
+    def probabilities(self, observations, masks):
         priors = masks / masks.sum(axis=1, keepdims=True)
         if self.favoured is not None:
             has = masks[:, self.favoured]
             priors[has] *= (1 - self.favour)
             priors[has, self.favoured] += self.favour
-        return priors, np.full(len(observations), self.value)
+        return priors
+
+    def judge(self, observations, movers, masks):
+        count, players = observations.shape[:2]
+        self.asked += count
+        chances = np.full((count, players), (1 - self.value) / (players - 1))
+        chances[np.arange(count), movers] = self.value
+        return self.probabilities(observations, masks), chances
 
 
 def last_seat_can_win():
@@ -66,6 +74,27 @@ def test_the_opponents_moves_are_searched_for_the_opponent():
     agent = PlanningAgent(rules, Fixed(favoured=NAMES.index("take_WUR")), simulations=2000, worlds=2, seed=0)
     visits = agent.search([rules.determinize(state, np.random.default_rng(k), 0) for k in range(2)])
     assert NAMES[int(np.argmax(visits))] == "reserve_t1_0"
+
+
+OWN_POINTS = [name for name, _ in rules.OBSERVATION_FIELDS].index("seat0_points")  # the observing seat's
+
+
+def test_every_seat_is_judged_from_its_own_view():
+    """At a table of three, seat 0 can buy a point (card 7) while its prior favours taking gems, and the value is a
+    seat's own points: each seat's chance is its value over the seats' sum, and the search finds the buy. (Judged
+    as a remainder of the next mover's chance, seat 0's point would not show until seat 0 moved again.)"""
+    from tabletop_gym.agents.az import Networks
+
+    env = start(num_players=3, tier1=[7, 1, 2, 3])
+    edit(env, give_cards(74, seat=1), give_tokens(0, 0, 4, 0, 0, 0, seat=0))  # seat 1 has 3 points
+    state = env.state_
+    networks = Networks(Fixed(favoured=NAMES.index("take_WUR")), lambda o: 0.2 + o[:, OWN_POINTS])
+    seen = np.stack([[rules.observe(state, k) for k in range(3)]])
+    priors, chances = networks.judge(seen, np.array([0]), rules.legal_mask(state)[None])
+    assert np.allclose(chances, [[0.2 / 3.6, 3.2 / 3.6, 0.2 / 3.6]])
+    assert priors[0, NAMES.index("take_WUR")] > 0.6 and priors[0, ~rules.legal_mask(state)].sum() == 0
+    visits = PlanningAgent(rules, networks, simulations=300, seed=0).search([state])
+    assert NAMES[int(np.argmax(visits))] == "buy_t1_0"
 
 
 def test_the_agent_plans_on_resampled_deals_only():
@@ -183,8 +212,14 @@ def test_the_value_trainer_labels_each_decision_with_its_seats_result():
     won, deals = games["won"], games["deal"]
     assert len(games["observations"]) == len(won) == len(deals) > 6 * 20 and set(np.unique(won)) <= {0.0, 1.0}
     assert sorted(set(deals.tolist())) == list(range(6))
-    for deal in range(6):  # each game: its winner's decisions and its loser's, never a win for both
-        assert 0 < won[deals == deal].mean() < 1
+    fields = [name for name, _ in rules.OBSERVATION_FIELDS]
+    observations = games["observations"]
+    viewer = observations[:, fields.index("my_seat_0"):fields.index("my_seat_0") + 2].argmax(axis=1)
+    to_move = observations[:, fields.index("to_play_seat0")] == 1
+    assert to_move.any() and not to_move.all()  # the position as the seat to move sees it, or as the other does
+    for deal in range(6):  # each game: its winner's views and its loser's, never a win for both
+        labels = {seat: set(won[(deals == deal) & (viewer == seat)].tolist()) for seat in (0, 1)}
+        assert sorted(labels.values(), key=min) == [{0.0}, {1.0}]
     fitted, kept = az.held_out_split(deals, az.Settings(held_out=3))
     assert set(deals[kept.numpy()]) == {0, 3} and not set(deals[fitted.numpy()]) & {0, 3}
 
@@ -217,6 +252,8 @@ def test_expert_iteration_writes_its_rounds_and_the_run(tmp_path):
         "learning_curve.csv", "learning_curve.png", "policy.npz", "result.json", "rounds", "value.npz"]
     assert sorted(p.name for p in rounds.iterdir()) == [
         "curve.json", "decisions_0.npz", "decisions_1.npz", "round_0", "round_1"]  # nothing half written
+    curve = json.loads((rounds / "curve.json").read_text())
+    assert [row["round"] for row in curve] == [0, 1] and all(row["game_seconds"] > 0 for row in curve)
     with pytest.raises(ValueError, match="holds another run"):
         tiny_run(tmp_path)
 
@@ -252,6 +289,10 @@ def test_a_stopped_run_goes_on_from_the_games_it_wrote(tmp_path, monkeypatch):
         assert np.array_equal(np.load(rounds / "decisions_1.npz")[key],
                               np.load(tmp_path / "whole" / "rounds" / "decisions_1.npz")[key])
     assert resumed.timesteps == whole.timesteps
+    # the round's cost counts the task played before the stop as well as the one after
+    seconds = np.load(rounds / "decisions_1.npz")["seconds"]
+    assert len(seconds) == 2 and (seconds > 0).all()
+    assert json.loads((rounds / "curve.json").read_text())[1]["game_seconds"] == round(float(seconds.sum()), 1)
 
 
 @pytest.mark.parametrize("argv, said", [

@@ -8,8 +8,8 @@ judgement of the positions it reaches. This file trains both, top to bottom:
 0. **Round 0.** The prior is the game's shipped policy (``agents/models/<game>.npz``). It plays every seat of
    ``value_games`` deals, each move drawn from its probabilities (so that the positions are varied, as the search
    will meet them), ``batch`` games at a time in lockstep so that it chooses for all of them in one call; each
-   decision keeps the observation of the seat to move and whether that seat won in the end (a shared win counts; a
-   game cut short has no winner). A value MLP (the observation -> 256 -> 64 -> 1, tanh between, a sigmoid after) is
+   decision keeps the position as a seat drawn at random sees it (the search asks every seat's chance, the seat to
+   move or not) and whether that seat won in the end (a shared win counts; a game cut short has no winner). A value MLP (the observation -> 256 -> 64 -> 1, tanh between, a sigmoid after) is
    fitted to those outcomes.
 1. **Each later round.** The planning agent on the last round's networks (``simulations`` a move, the game's
    ``PLANNING`` settings otherwise, Dirichlet noise on the root's prior, moves drawn in proportion to the visits for the first
@@ -26,8 +26,9 @@ judgement of the positions it reaches. This file trains both, top to bottom:
    its outcome); each keeps the weights of its best epoch on those. The fits run on ``device`` (a GPU where there
    is one); the games are played on the CPUs.
 3. **The round's files**: ``rounds/round_<k>/policy.npz`` and ``value.npz`` (small: float16 weights, played with
-   numpy), the round's record in each, and a row of ``learning_curve.csv``: the decisions, the losses and the
-   search's wins in its games against the league.
+   numpy), the round's record in each, and a row of ``learning_curve.csv``: the decisions, the losses, the
+   search's wins in its games against the league, and the round's seconds (its wall time, and its games' time in
+   the workers summed, which counts the games played before a stop too).
 
 The games of a round are played by ``workers`` processes, ``chunk`` deals a task, each task's generator seeded by
 the run's seed, the round and the task (the same games whatever the number of workers). Each task's games are
@@ -109,8 +110,9 @@ class Task:
 # ---------------------------------------------------------------- 0. the prior's games
 
 def self_play(rules, policy, first_deal: int, count: int, num_players: int, rng) -> dict:
-    """``count`` deals from ``first_deal``, the policy drawing every seat's moves: each decision's observation (of
-    the seat to move), whether that seat won, and its deal."""
+    """``count`` deals from ``first_deal``, the policy drawing every seat's moves: each decision's position as a
+    seat drawn at random sees it (the seat to move or another: the search asks the value each seat's chance, from
+    its own view, whoever is to move), whether that seat won, and its deal."""
     games = [rules.new_game(np.random.default_rng(first_deal + g), num_players) for g in range(count)]
     seen = [[] for _ in games]
     playing = list(range(count))
@@ -119,8 +121,9 @@ def self_play(rules, policy, first_deal: int, count: int, num_players: int, rng)
         masks = np.stack([rules.legal_mask(games[g]) for g in playing])
         cumulative = policy.probabilities(observations, masks).cumsum(axis=1)
         picks = (cumulative <= rng.random(len(playing))[:, None] * cumulative[:, -1:]).sum(axis=1)
-        for g, observation, action in zip(playing, observations, np.minimum(picks, rules.NUM_ACTIONS - 1)):
-            seen[g].append((observation, int(games[g].current)))
+        viewers = rng.integers(num_players, size=len(playing))
+        for g, viewer, action in zip(playing, viewers, np.minimum(picks, rules.NUM_ACTIONS - 1)):
+            seen[g].append((rules.observe(games[g], int(viewer)), int(viewer)))
             games[g] = rules.apply(games[g], int(action))
         playing = [g for g in playing if not (rules.is_over(games[g]) or rules.is_truncated(games[g]))]
     observations, won, deals = [], [], []
@@ -134,10 +137,12 @@ def self_play(rules, policy, first_deal: int, count: int, num_players: int, rng)
 
 
 def prior_games(task: Task) -> dict:
-    """A task of round 0, in a worker: the shipped policy's games."""
+    """A task of round 0, in a worker: the shipped policy's games, and the seconds they took."""
+    started = time.perf_counter()
     entry = envs.game(task.game)
-    return self_play(entry.module("rules"), PolicyAgent(committed_model(entry.name)), task.first_deal, task.count,
-                     task.num_players, np.random.default_rng(task.seed))
+    games = self_play(entry.module("rules"), PolicyAgent(committed_model(entry.name)), task.first_deal, task.count,
+                      task.num_players, np.random.default_rng(task.seed))
+    return {**games, "seconds": np.array([time.perf_counter() - started])}
 
 
 # ---------------------------------------------------------------- 1. the search's games
@@ -169,7 +174,8 @@ def search_game(rules, players: list, learner: int, deal: int, num_players: int,
 def league_games(task: Task, settings: Settings) -> dict:
     """A task of a later round, in a worker: its deals, the search on the learner's networks (``task.rounds[0]``)
     at a seat that rotates deal by deal, the search on the same networks or (``league_share``) on a past round's at
-    the others. Every learner decision, with its targets, and the learner's wins."""
+    the others. Every learner decision, with its targets, the learner's wins and the seconds the games took."""
+    started = time.perf_counter()
     rules = envs.game(task.game).module("rules")
     rng = np.random.default_rng(task.seed)
     networks = [networks_of(Path(folder)) for folder in task.rounds]
@@ -200,7 +206,8 @@ def league_games(task: Task, settings: Settings) -> dict:
             "policy": np.array(policies, dtype=np.float32).reshape(-1, rules.NUM_ACTIONS),
             "value": np.array(values, dtype=np.float32), "won": np.array(won, dtype=np.float32),
             "deal": np.array(deals, dtype=np.int64),
-            "wins": np.array([wins]), "games": np.array([task.count])}
+            "wins": np.array([wins]), "games": np.array([task.count]),
+            "seconds": np.array([time.perf_counter() - started])}
 
 
 def networks_of(folder: Path) -> Networks:
@@ -404,7 +411,7 @@ def expert_iteration(run, entry, rounds: int, settings: Settings, num_players: i
         save_round(folder, 0, {"copy": committed_model(entry.name)}, net, scale, record)
         curve = ended(run, folder, curve, {"round": 0, "games": settings.value_games, "decisions": len(data["won"]),
                                            "value_loss": min(losses), "policy_loss": "", "win_rate": ""}, started,
-                      identity)
+                      identity, data["seconds"])
     for k in range(rounds_done(folder), rounds + 1):
         started = time.time()
         networks = [str(folder / f"round_{k - 1}")] + [str(folder / f"round_{j}") for j in range(k - 1)]
@@ -429,7 +436,7 @@ def expert_iteration(run, entry, rounds: int, settings: Settings, num_players: i
         save_round(folder, k, {"policy": policy, "record": {**prior.record, "az": record}}, value_net, scale, record)
         curve = ended(run, folder, curve, {"round": k, "games": settings.games, "decisions": len(data["won"]),
                                            "value_loss": min(value_losses), "policy_loss": min(policy_losses),
-                                           "win_rate": round(win_rate, 4)}, started, identity)
+                                           "win_rate": round(win_rate, 4)}, started, identity, data["seconds"])
     last = folder / f"round_{rounds}"
     for name in ("policy.npz", "value.npz"):
         with written(run.folder / name) as partial_file:
@@ -467,9 +474,13 @@ def played(folder: Path, k: int, tasks: list, play, workers: int, progress: bool
     return data
 
 
-def ended(run, folder: Path, curve: list, row: dict, started: float, identity: dict) -> list:
-    """The curve with round ``row`` added, written with the checkpoint that says how far the run has come."""
-    curve = [*curve, {**row, "decisions": int(row["decisions"]), "seconds": round(time.time() - started, 1)}]
+def ended(run, folder: Path, curve: list, row: dict, started: float, identity: dict, game_seconds) -> list:
+    """The curve with round ``row`` added, written with the checkpoint that says how far the run has come. Its
+    ``seconds``: the round's wall time in the process that finished it; ``game_seconds``: its tasks' seconds in
+    their workers, summed (the tasks played before a stop too, so that a run stopped and resumed counts its
+    games' cost whole)."""
+    curve = [*curve, {**row, "decisions": int(row["decisions"]), "seconds": round(time.time() - started, 1),
+                      "game_seconds": round(float(np.sum(game_seconds)), 1)}]
     with written(folder / "curve.json") as partial_file:
         partial_file.write_text(json.dumps(curve))
     write_curve(run.folder, curve)
